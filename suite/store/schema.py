@@ -1,0 +1,119 @@
+"""The results store's layout and columns: the one contract between collecting and reporting.
+
+A sweep run writes, under ``results/<sweep>/<run-id>/``:
+
+- ``run.json``            run metadata (sweep, budget, command, git commit, versions, hardware,
+                          thresholds per env, start and end times).
+- ``iterations.parquet``  one row per trial x training iteration (``ITERATION_COLUMNS``).
+- ``learners.parquet``    one row per trial x iteration x learner (``LEARNER_COLUMNS``): the
+                          buffer counters of each learner; ``iterations`` holds their sum.
+- ``trials.parquet``      one row per trial (``TRIAL_COLUMNS``): status, error and summary.
+- ``trials/<trial_id>/config.json``  the fully resolved RLlib config and the trial's metadata.
+
+Every table is readable with ``pandas.read_parquet`` alone. Counters named ``*_lifetime`` are
+cumulative since the trial started; the others describe the iteration they sit on.
+"""
+
+from __future__ import annotations
+
+RUN_METADATA_FILE = "run.json"
+ITERATIONS_FILE = "iterations.parquet"
+LEARNERS_FILE = "learners.parquet"
+TRIALS_FILE = "trials.parquet"
+TRIAL_CONFIG_DIR = "trials"
+
+# The sweep axes every row carries, so a table is self-describing.
+AXIS_COLUMNS: dict[str, str] = {
+    "trial_id": "Tune trial id, unique within a run",
+    "config_name": "name of the tuned config the trial started from",
+    "env": "gymnasium env id, e.g. ALE/Pong-v5",
+    "n": "circular_buffer_num_batches (N): batches the buffer holds",
+    "k": "circular_buffer_iterations_per_batch (K): max uses per batch",
+    "num_learners": "RLlib num_learners (0 = learner in the main process)",
+    "num_gpus_per_learner": "GPUs requested per learner (may be fractional)",
+    "num_env_runners": "remote env runners",
+    "num_envs_per_env_runner": "vectorised envs per env runner",
+    "seed": "the trial's seed",
+    "budget": "budget name: smoke, laptop or full",
+}
+
+BUFFER_COLUMNS: dict[str, str] = {
+    "buffer_batches_added_lifetime": "train batches put into the learners' in-queues",
+    "buffer_env_steps_added_lifetime": "env steps in those batches",
+    "buffer_env_steps_dropped_lifetime": "env steps of batches evicted without ever being sampled",
+    "buffer_batches_dropped_lifetime": "batches evicted without ever being sampled",
+    "buffer_lost_uses_lifetime": "over evicted batches, K - times sampled",
+    "buffer_lost_use_env_steps_lifetime": "over evicted batches, (K - times sampled) x env steps",
+    "buffer_samples_lifetime": "batches taken by the learner thread (one per update)",
+    "buffer_env_steps_trained_lifetime": "sum over samples of the sampled batch's env steps",
+    "buffer_reuse": "env steps trained / env steps added, lifetime",
+    "buffer_drop_fraction": "env steps dropped / env steps added, lifetime",
+    "buffer_staleness_updates_mean": "learner updates between a batch's add and its samples",
+    "buffer_staleness_updates_p95": "95th percentile of the same, this iteration",
+    "buffer_staleness_s_mean": "seconds between a batch's add and its samples",
+    "buffer_staleness_s_p95": "95th percentile of the same, this iteration",
+    "buffer_occupancy_mean": "mean usable samples held (valid slots) at puts, this iteration",
+    "buffer_capacity": "N x K slots per learner, summed over learners",
+    "learner_wait_s": "seconds the learner thread(s) waited on an empty in-queue, this iteration",
+    "rllib_env_steps_trained_lifetime": "RLlib's own num_env_steps_trained_lifetime, unchanged",
+}
+
+ITERATION_COLUMNS: dict[str, str] = {
+    **AXIS_COLUMNS,
+    "iteration": "training iteration, from 1",
+    "env_steps": "env steps sampled, lifetime",
+    "wall_time_s": "seconds since the trial started",
+    "time_this_iter_s": "seconds this iteration took",
+    "episode_return_mean": "mean return of episodes finished recently (RLlib's window)",
+    "episode_return_min": "min of the same",
+    "episode_return_max": "max of the same",
+    "env_steps_per_s": "env steps sampled this iteration / its seconds",
+    "learner_update_s_mean": "RLlib's mean learner-thread update time",
+    **BUFFER_COLUMNS,
+}
+
+LEARNER_COLUMNS: dict[str, str] = {
+    "trial_id": AXIS_COLUMNS["trial_id"],
+    "iteration": "training iteration, from 1",
+    "learner": "learner rank (0 for the local learner)",
+    **{name: text for name, text in BUFFER_COLUMNS.items() if not name.startswith("rllib_")},
+}
+
+SUMMARY_COLUMNS: dict[str, str] = {
+    "status": "TERMINATED, ERROR, RUNNING or PENDING",
+    "error": "the error message of a failed trial, empty otherwise",
+    "num_iterations": "iterations recorded",
+    "env_steps": "env steps sampled at the last iteration",
+    "wall_time_s": "seconds at the last iteration",
+    "final_return": "episode_return_mean at the last iteration",
+    "iqm_return_last10pct": "interquartile mean of the returns over the last 10% of iterations",
+    "threshold": "the env's return threshold (from its tuned config)",
+    "env_steps_to_threshold": "first env step count with return >= threshold (NaN: never)",
+    "seconds_to_threshold": "first wall time with return >= threshold (NaN: never)",
+    "auc_return": "area under the return curve over env steps, divided by the steps covered",
+    "mean_env_steps_per_s": "env steps / wall seconds over the whole trial",
+    "drop_fraction": "buffer_drop_fraction at the last iteration",
+    "reuse": "buffer_reuse at the last iteration",
+    "staleness_updates_mean": "mean over iterations of buffer_staleness_updates_mean",
+    "staleness_s_mean": "mean over iterations of buffer_staleness_s_mean",
+}
+
+TRIAL_COLUMNS: dict[str, str] = {**AXIS_COLUMNS, **SUMMARY_COLUMNS}
+
+# W&B and any other live sink use one fixed ``group/name`` scheme for the same numbers.
+METRIC_KEYS: dict[str, str] = {
+    "env_steps": "progress/env_steps",
+    "wall_time_s": "progress/wall_time_s",
+    "episode_return_mean": "return/mean",
+    "episode_return_min": "return/min",
+    "episode_return_max": "return/max",
+    "env_steps_per_s": "throughput/env_steps_per_s",
+    "learner_update_s_mean": "learner/update_s_mean",
+    "learner_wait_s": "learner/wait_s",
+    **{
+        name: "buffer/" + name.removeprefix("buffer_")
+        for name in BUFFER_COLUMNS
+        if name.startswith("buffer_")
+    },
+    "rllib_env_steps_trained_lifetime": "rllib/env_steps_trained_lifetime",
+}
