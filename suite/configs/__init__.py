@@ -1,0 +1,1 @@
+"""The tuned APPO config library: layers (base -> family -> env), registry, resolution."""

@@ -1,0 +1,98 @@
+"""The library of tuned configs: name -> env, builder, threshold, result to expect, source."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ray.rllib.algorithms.appo import APPOConfig
+
+from suite.configs import atari, classic, mujoco
+
+
+class UnknownNameError(ValueError):
+    """A config, env or sweep name that is not known; the message lists the known ones."""
+
+
+def unknown_name_error(kind: str, name: str, known: list[str]) -> UnknownNameError:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return UnknownNameError(f"unknown {kind} {name!r}.{hint} Known: {', '.join(sorted(known))}")
+
+
+@dataclass(frozen=True)
+class TunedConfig:
+    name: str
+    env: str
+    family: str
+    build: Callable[[], APPOConfig]
+    threshold: float  # the return that counts as "reached" for time-to-threshold
+    expected: str  # one line; the builder's docstring has the full statement
+    source: str
+
+    @property
+    def default_n(self) -> int:
+        return self.build().circular_buffer_num_batches
+
+    @property
+    def default_k(self) -> int:
+        return self.build().circular_buffer_iterations_per_batch
+
+
+TUNED_CONFIGS: tuple[TunedConfig, ...] = (
+    TunedConfig(
+        "cartpole", "CartPole-v1", "classic", classic.cartpole, 450.0,
+        "return 450 in ~60-90 s, 2 cores", "measured by us: benchmarks/RESULTS.md",
+    ),
+    TunedConfig(
+        "cartpole_rllib", "CartPole-v1", "classic", classic.cartpole_rllib, 450.0,
+        "return 450 within 2M steps (RLlib's stop criterion)",
+        "RLlib tuned_examples/appo/cartpole_appo.py",
+    ),
+    TunedConfig(
+        "pendulum", "Pendulum-v1", "classic", classic.pendulum, -300.0,
+        "return -300 within 1-2M steps (not yet measured here)",
+        "RLlib tuned_examples/appo/pendulum_appo.py",
+    ),
+    TunedConfig(
+        "pong", "ALE/Pong-v5", "atari", atari.pong, 18.0,
+        "return 20 within 10M steps (cluster)", "RLlib tuned_examples/appo/pong_appo.py",
+    ),
+    TunedConfig(
+        "pong_rllib", "ALE/Pong-v5", "atari", atari.pong_rllib, 18.0,
+        "return 20 within 10M steps (RLlib's stop criterion)",
+        "RLlib tuned_examples/appo/pong_appo.py, unchanged",
+    ),
+    TunedConfig(
+        "breakout", "ALE/Breakout-v5", "atari", atari.breakout, 100.0,
+        "none promised yet (10M steps, cluster)", "IMPACT arXiv:1912.00167; pong_appo.py params",
+    ),
+    TunedConfig(
+        "space_invaders", "ALE/SpaceInvaders-v5", "atari", atari.space_invaders, 500.0,
+        "none promised yet (10M steps, cluster)", "IMPACT arXiv:1912.00167; pong_appo.py params",
+    ),
+    TunedConfig(
+        "halfcheetah", "HalfCheetah-v5", "mujoco", mujoco.halfcheetah, 3000.0,
+        "return 9000 within ~100M steps on GPU (not yet measured)",
+        "RLlib tuned_examples/appo/halfcheetah_appo.py; IMPACT",
+    ),
+)  # fmt: skip
+
+
+def all_configs() -> tuple[TunedConfig, ...]:
+    return TUNED_CONFIGS
+
+
+def get_config(name: str) -> TunedConfig:
+    for tuned in TUNED_CONFIGS:
+        if tuned.name == name:
+            return tuned
+    raise unknown_name_error("config", name, [t.name for t in TUNED_CONFIGS])
+
+
+def config_for_env(env: str) -> TunedConfig:
+    for tuned in TUNED_CONFIGS:
+        if tuned.env == env:
+            return tuned
+    raise unknown_name_error("env", env, [t.env for t in TUNED_CONFIGS])

@@ -1,0 +1,96 @@
+"""The last two layers: sweep axes and command-line overrides on top of a tuned config."""
+
+from __future__ import annotations
+
+import json
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+from ray.rllib.algorithms.appo import APPOConfig
+
+from suite.configs.registry import get_config
+
+
+class ConfigError(ValueError):
+    """An invalid config value or key; the message names it and how to fix it."""
+
+
+# Sweep axis -> APPOConfig attribute. "env" is not here: it selects the tuned config itself.
+AXIS_KEYS = {
+    "n": "circular_buffer_num_batches",
+    "k": "circular_buffer_iterations_per_batch",
+    "num_learners": "num_learners",
+    "num_gpus_per_learner": "num_gpus_per_learner",
+    "num_env_runners": "num_env_runners",
+    "num_envs_per_env_runner": "num_envs_per_env_runner",
+    "seed": "seed",
+}
+
+
+def resolve(
+    config_name: str, axes: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+) -> APPOConfig:
+    """Tuned config ``config_name`` with the trial's axes, then the user's overrides, applied."""
+    config = get_config(config_name).build()
+    settings = {AXIS_KEYS.get(key, key): value for key, value in axes.items() if key != "env"}
+    settings |= {AXIS_KEYS.get(key, key): value for key, value in (overrides or {}).items()}
+    check_known_keys(config, settings)
+    config.update_from_dict(settings)
+    validate(config)
+    return config
+
+
+def check_known_keys(config: APPOConfig, settings: Mapping[str, Any]) -> None:
+    known = set(config.to_dict())
+    for key in settings:
+        if key not in known or key.startswith("_"):
+            raise ConfigError(
+                f"unknown config key {key!r}: use an APPOConfig setting such as 'lr' or "
+                f"'train_batch_size_per_learner', or an axis alias ({', '.join(AXIS_KEYS)})"
+            )
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConfigError(message)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def validate(config: APPOConfig) -> None:
+    n, k = config.circular_buffer_num_batches, config.circular_buffer_iterations_per_batch
+    _require(_is_int(n) and n > 0, f"N (circular_buffer_num_batches) must be a positive integer, "
+             f"got {n!r}: e.g. --set n=4")  # fmt: skip
+    _require(_is_int(k) and k > 0, f"K (circular_buffer_iterations_per_batch) must be a positive "
+             f"integer, got {k!r}: e.g. --set k=2")  # fmt: skip
+    learners = config.num_learners
+    _require(_is_int(learners) and learners >= 0,
+             f"num_learners must be an integer >= 0, got {learners!r}")  # fmt: skip
+    gpus = config.num_gpus_per_learner
+    _require(isinstance(gpus, numbers.Real) and not isinstance(gpus, bool) and gpus >= 0,
+             f"num_gpus_per_learner must be a number >= 0, got {gpus!r}")  # fmt: skip
+    runners = config.num_env_runners
+    _require(_is_int(runners) and runners >= 0,
+             f"num_env_runners must be an integer >= 0, got {runners!r}")  # fmt: skip
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_json_safe(item) for item in value]
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, type) or callable(value):
+        return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', value)}"
+    return repr(value)
+
+
+def to_serializable(config: APPOConfig) -> dict[str, Any]:
+    """The fully resolved config as JSON-safe data (callables become their qualified names)."""
+    data = _json_safe(config.to_dict())
+    json.dumps(data)  # fail here, not when a trial writes it
+    return data
