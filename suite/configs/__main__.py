@@ -1,4 +1,4 @@
-"""``python -m suite.configs``: list the tuned configs with their defaults, expectations and sources."""
+"""``python -m suite.configs``: list the tuned configs, their defaults, expectations, sources."""
 
 from __future__ import annotations
 

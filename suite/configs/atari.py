@@ -12,7 +12,8 @@ def pong() -> APPOConfig:
 
     Expect: return 20 within 10M env steps, the stop criterion of RLlib's
     ``tuned_examples/appo/pong_appo.py`` whose hyperparameters these are (there with 2 envs per env
-    runner and 2 aggregator actors; here 4 envs per env runner, no aggregator actors, to fit 2 CPUs).
+    runner and 2 aggregator actors; here 4 envs per env runner and no aggregator actors, to fit
+    2 CPUs).
     Not yet confirmed by a run of ours: on this 2-core CPU machine Pong samples ~545 env steps/s, so
     10M steps need a cluster (``python -m suite.sweep atari_nk --budget full --address ...``).
     Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner).
@@ -24,7 +25,8 @@ def breakout() -> APPOConfig:
     """ALE/Breakout-v5 with the same preprocessing and IMPACT's N=4, K=2.
 
     Expect: no number promised yet. IMPACT (Luo et al. 2020, arXiv:1912.00167) evaluates
-    Breakout in its discrete-control experiments with N=4, K=2; RLlib ships no APPO Breakout example.
+    Breakout in its discrete-control experiments with N=4, K=2; RLlib ships no APPO Breakout
+    example.
     Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps (full), cluster scale.
     Hardware: any; defaults fit 2 CPUs.
     """
