@@ -1,0 +1,103 @@
+"""Read one run of the results store (see ``suite.store.schema``) with clear errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from suite.store import schema
+
+
+class StoreError(ValueError):
+    """The results folder is missing, empty, corrupt or does not follow the schema."""
+
+
+@dataclass(frozen=True)
+class RunData:
+    """Everything a report needs from one run, as read from disk."""
+
+    path: Path
+    metadata: dict
+    iterations: pd.DataFrame
+    learners: pd.DataFrame
+    trials: pd.DataFrame
+    sweep: str = field(default="")
+    run_id: str = field(default="")
+
+
+_TABLES = {
+    schema.ITERATIONS_FILE: schema.ITERATION_COLUMNS,
+    schema.LEARNERS_FILE: schema.LEARNER_COLUMNS,
+    schema.TRIALS_FILE: schema.TRIAL_COLUMNS,
+}
+
+
+def load_run(results_dir: str | Path) -> RunData:
+    """Load ``results/<sweep>/<run-id>/``: run.json and the three Parquet tables."""
+    path = Path(results_dir)
+    _check_folder(path)
+    metadata = _read_metadata(path / schema.RUN_METADATA_FILE)
+    tables = {name: _read_table(path / name, columns) for name, columns in _TABLES.items()}
+    trials = tables[schema.TRIALS_FILE]
+    if trials.empty:
+        raise StoreError(f"{path / schema.TRIALS_FILE} has no trials; run a sweep into {path}")
+    return RunData(
+        path=path,
+        metadata=metadata,
+        iterations=tables[schema.ITERATIONS_FILE],
+        learners=tables[schema.LEARNERS_FILE],
+        trials=trials,
+        sweep=str(metadata.get("sweep") or path.parent.name),
+        run_id=str(metadata.get("run_id") or path.name),
+    )
+
+
+def _check_folder(path: Path) -> None:
+    if not path.exists():
+        raise StoreError(f"results folder {path} does not exist; pass results/<sweep>/<run-id>")
+    if not path.is_dir():
+        raise StoreError(f"{path} is a file, not a results folder; pass results/<sweep>/<run-id>")
+    expected = [schema.RUN_METADATA_FILE, *_TABLES]
+    present = [name for name in expected if (path / name).is_file()]
+    if not present:
+        raise StoreError(
+            f"{path} holds no results (no {', '.join(expected)}); "
+            "pass a run folder results/<sweep>/<run-id> of a sweep that has written results"
+        )
+    missing = [name for name in expected if name not in present]
+    if missing:
+        raise StoreError(
+            f"{path} lacks {', '.join(missing)}; the run is incomplete, rerun or "
+            "pass a finished run folder"
+        )
+
+
+def _read_metadata(file: Path) -> dict:
+    try:
+        metadata = json.loads(file.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise StoreError(f"{file} is not readable JSON ({error}); rewrite or remove it") from None
+    if not isinstance(metadata, dict):
+        raise StoreError(f"{file} must hold a JSON object, not {type(metadata).__name__}")
+    return metadata
+
+
+def _read_table(file: Path, columns: dict[str, str]) -> pd.DataFrame:
+    try:
+        table = pd.read_parquet(file)
+    except (pa.ArrowException, OSError, ValueError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise StoreError(
+            f"{file} is corrupt or truncated ({reason}); rerun the sweep or delete the file"
+        ) from None
+    missing = [name for name in columns if name not in table.columns]
+    if missing:
+        raise StoreError(
+            f"{file} lacks columns {missing}; it was written against another schema, rewrite "
+            "it following suite/store/schema.py"
+        )
+    return table
