@@ -1,0 +1,132 @@
+"""What a trial asks the Ray scheduler for, what the cluster has, and whether it can ever fit.
+
+Pre-flight uses RLlib's own ``APPO.default_resource_request`` (the bundles Tune will reserve), so
+the check cannot drift from what really gets scheduled.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ray.rllib.algorithms.appo import APPO, APPOConfig
+
+SCHEDULED = ("CPU", "GPU")  # resources pre-flight reasons about; custom ones are checked too
+
+
+@dataclass(frozen=True)
+class ResourceRequest:
+    bundles: tuple[Mapping[str, float], ...]
+    roles: tuple[str, ...]  # what runs in each bundle
+    strategy: str
+
+    @property
+    def totals(self) -> dict[str, float]:
+        totals: Counter = Counter()
+        for bundle in self.bundles:
+            totals.update({key: value for key, value in bundle.items() if value})
+        return dict(totals)
+
+    def describe(self) -> str:
+        named = zip(self.roles, self.bundles, strict=True)
+        parts = [f"{role}: {_format(bundle)}" for role, bundle in named]
+        return f"{_format(self.totals)} = " + " + ".join(parts)
+
+
+def _format(resources: Mapping[str, float]) -> str:
+    shown = {key: value for key, value in resources.items() if value}
+    return ", ".join(f"{value:g} {key}" for key, value in sorted(shown.items())) or "nothing"
+
+
+def _role_bundles(config: APPOConfig) -> list[tuple[str, dict[str, float]]]:
+    """Each bundle RLlib asks for, named by what runs in it (ray 2.60's own bundle helpers, so
+    the names line up with the placement group Tune reserves)."""
+    from ray.rllib.algorithms.utils import (
+        _get_env_runner_bundles,
+        _get_learner_bundles,
+        _get_main_process_bundle,
+    )
+
+    learner_role = "learner" if config.num_learners else "aggregator actor"
+    if config.num_learners and config.num_aggregator_actors_per_learner:
+        learner_role += f" + {config.num_aggregator_actors_per_learner} aggregator actors"
+    return (
+        [("main process", _get_main_process_bundle(config))]
+        + [("env runner", bundle) for bundle in _get_env_runner_bundles(config)]
+        + [(learner_role, bundle) for bundle in _get_learner_bundles(config)]
+    )
+
+
+def resource_request(config: APPOConfig) -> ResourceRequest:
+    factory = APPO.default_resource_request(config)
+    named = [(role, {k: float(v) for k, v in bundle.items() if v})
+             for role, bundle in _role_bundles(config)]  # fmt: skip
+    named = [(role, bundle) for role, bundle in named if bundle]  # Tune drops empty bundles
+    if [bundle for _, bundle in named] != [dict(b) for b in factory.bundles]:
+        named = [("worker", dict(bundle)) for bundle in factory.bundles]  # e.g. evaluation runners
+    roles, bundles = zip(*named, strict=True)
+    return ResourceRequest(tuple(bundles), tuple(roles), factory.strategy)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    nodes: tuple[Mapping[str, float], ...]  # total resources per alive node
+
+    @property
+    def totals(self) -> dict[str, float]:
+        totals: Counter = Counter()
+        for node in self.nodes:
+            totals.update(node)
+        return dict(totals)
+
+    def describe(self) -> str:
+        return f"{len(self.nodes)} node(s), {_format(self.totals)}"
+
+
+def connected_cluster() -> Cluster:
+    """The alive nodes of the Ray cluster this process is connected to."""
+    import ray
+
+    nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
+    keep = [{k: v for k, v in node.items() if not k.startswith(("node:", "memory",
+             "object_store_memory", "accelerator_type"))} for node in nodes]  # fmt: skip
+    return Cluster(tuple(keep))
+
+
+def missing_resources(request: ResourceRequest, cluster: Cluster) -> list[str]:
+    """Why ``request`` can never be scheduled on ``cluster`` (empty when it can)."""
+    problems = []
+    for key, needed in request.totals.items():
+        have = cluster.totals.get(key, 0.0)
+        if needed > have:
+            problems.append(f"{needed:g} {key} in all but the cluster has {have:g} {key}")
+    for role, bundle in zip(request.roles, request.bundles, strict=True):
+        if not any(_fits(bundle, node) for node in cluster.nodes):
+            largest = max(cluster.nodes, key=lambda node: node.get("CPU", 0), default={})
+            problems.append(f"the {role} needs {_format(bundle)} on one node; "
+                            f"no node has that (largest: {_format(largest)})")  # fmt: skip
+    return sorted(set(problems))
+
+
+def _fits(bundle: Mapping[str, float], free: Mapping[str, float]) -> bool:
+    return all(free.get(key, 0.0) + 1e-9 >= value for key, value in bundle.items() if value)
+
+
+def _place(bundles: Sequence[Mapping[str, float]], free: list[dict[str, float]]) -> bool:
+    """First-fit the bundles into the nodes' free resources; consume them only if all fit."""
+    trial_free = [dict(node) for node in free]
+    for bundle in bundles:
+        node = next((node for node in trial_free if _fits(bundle, node)), None)
+        if node is None:
+            return False
+        for key, value in bundle.items():
+            node[key] = node.get(key, 0.0) - value
+    free[:] = trial_free
+    return True
+
+
+def concurrent_trials(requests: Sequence[ResourceRequest], cluster: Cluster) -> int:
+    """How many of these trials Tune can run at once (first wave, first-fit like the scheduler)."""
+    free = [dict(node) for node in cluster.nodes]
+    return sum(1 for request in requests if _place(request.bundles, free))
