@@ -274,3 +274,23 @@ def test_in_flight_get_on_plain_queue_is_counted():
     assert counts.env_steps_trained == sum(item[0].env_steps() for item in received)
     assert counts.uses_in_buffer == 0
     assert len(accountant.harvest().staleness_updates) == 200
+
+
+@pytest.mark.parametrize("make_queue", [lambda: seeded_buffer(2, 2), lambda: queue.Queue(4)])
+def test_learner_wait_counts_the_get_already_in_flight(make_queue):
+    in_queue = make_queue()
+    received: list = []
+    consumer = start_blocked_consumer(in_queue, received)
+    accountant = attach_accountant(in_queue, consumer_waiting=True)
+    time.sleep(0.2)
+    mid_wait = accountant.snapshot()["learner_wait_s"]  # closes the window mid-wait
+    time.sleep(0.1)
+    in_queue.put(train_item(3))
+    while len(received) < 1:
+        time.sleep(0.001)
+    time.sleep(0.1)  # blocked again, now in the wrapped get()
+    after = accountant.snapshot()["learner_wait_s"]
+    in_queue.put(STOP)
+    consumer.join(timeout=5)
+    assert 0.19 <= mid_wait < 0.4
+    assert 0.19 <= after < 0.4  # ~0.1 s before the item plus ~0.1 s after it

@@ -15,8 +15,9 @@ How the circular buffer is observed (RLlib's ``ray/rllib/algorithms/appo/utils.p
   ``None``. Uses and trained env steps are derived from which slots are ``None``, never from
   counting calls, so a ``get()`` already in flight at attach time is counted too.
 - Staleness is recorded when ``_rng.choice`` runs (inside the buffer's lock), so it covers
-  every sample, the in-flight one included. Only the learner wait of that first in-flight
-  ``get()`` is missed, because it began before the accountant existed.
+  every sample, the in-flight one included. Learner wait is timed by wrapping ``get()``; for the
+  ``get()`` already in flight it counts from attach time (``consumer_waiting=True``) until that
+  ``get()`` takes its item, so only the wait before attaching is missed.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class _ObservedRng:
 class CircularBufferAccountant(BufferAccountant):
     """Exact counters for RLlib's ``CircularBuffer``, attached in place."""
 
-    def __init__(self, buffer: CircularBuffer):
+    def __init__(self, buffer: CircularBuffer, consumer_waiting: bool = False):
         new_lock = threading.RLock()  # the put wrapper re-enters it through the original put
         with buffer._lock, new_lock:
             if buffer._num_added:
@@ -81,7 +82,7 @@ class CircularBufferAccountant(BufferAccountant):
                     "accountant before training starts (e.g. in on_algorithm_init)"
                 )
             buffer._lock = new_lock
-            super().__init__(new_lock)
+            super().__init__(new_lock, consumer_waiting)
             self._buffer = buffer
             self.uses_per_batch = buffer.iterations_per_batch
             self.capacity = buffer._NxK
@@ -129,6 +130,7 @@ class CircularBufferAccountant(BufferAccountant):
         return self.capacity - self.uses_per_batch * len(self._records)
 
     def _on_choice(self, absolute_index: int) -> None:
+        self._on_take()
         buffer = self._buffer
         slot = absolute_index - buffer._offset + buffer._NxK
         record = self._records[(slot - self._first_record_slot()) // self.uses_per_batch]
@@ -158,14 +160,14 @@ class QueueAccountant(BufferAccountant):
     catches even the ``get()`` that was already blocked when the accountant was attached.
     """
 
-    def __init__(self, in_queue: queue.Queue):
+    def __init__(self, in_queue: queue.Queue, consumer_waiting: bool = False):
         with in_queue.mutex:
             if in_queue.queue:
                 raise BufferAttachError(
                     f"queue already holds {len(in_queue.queue)} item(s); attach the "
                     "accountant before training starts (e.g. in on_algorithm_init)"
                 )
-            super().__init__(in_queue.mutex)
+            super().__init__(in_queue.mutex, consumer_waiting)
             self._queue = in_queue
             self.uses_per_batch = 1
             self.capacity = in_queue.maxsize if in_queue.maxsize > 0 else math.inf
@@ -185,6 +187,7 @@ class QueueAccountant(BufferAccountant):
             original_put(item)
 
         def _get():
+            self._on_take()
             record = self._records.popleft()
             if record.is_batch:
                 self._record_sample(record)
@@ -200,14 +203,18 @@ class QueueAccountant(BufferAccountant):
         return LifetimeCounts(**{**vars(self._counts), "uses_in_buffer": held})
 
 
-def attach_accountant(in_queue: object) -> BufferAccountant:
-    """Attach exact accounting in place to a learner's in-queue; call before the first put."""
+def attach_accountant(in_queue: object, *, consumer_waiting: bool = False) -> BufferAccountant:
+    """Attach exact accounting in place to a learner's in-queue; call before the first put.
+
+    ``consumer_waiting``: the learner thread is already blocked in ``get()`` (RLlib starts it in
+    ``Learner.build``), so its wait so far counts from now until it takes its first item.
+    """
     if getattr(in_queue, "_suite_accountant", None) is not None:
         raise BufferAttachError("in-queue already has an accountant; attach only once")
     if isinstance(in_queue, CircularBuffer):
-        accountant: BufferAccountant = CircularBufferAccountant(in_queue)
+        accountant: BufferAccountant = CircularBufferAccountant(in_queue, consumer_waiting)
     elif isinstance(in_queue, queue.Queue):
-        accountant = QueueAccountant(in_queue)
+        accountant = QueueAccountant(in_queue, consumer_waiting)
     else:
         raise BufferAttachError(
             f"unsupported learner in-queue type {type(in_queue).__name__}; expected RLlib's "

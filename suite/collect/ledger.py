@@ -93,7 +93,7 @@ def _p95(values: list[float]) -> float:
     return float(np.percentile(values, 95)) if values else math.nan
 
 
-def _ratio(numerator: int, denominator: int) -> float:
+def ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else math.nan
 
 
@@ -107,13 +107,15 @@ class BufferAccountant:
     uses_per_batch: int
     capacity: float  # slots: N x K, or the queue's maxsize (inf when unbounded)
 
-    def __init__(self, buffer_lock: threading.Lock | threading.RLock):
+    def __init__(self, buffer_lock: threading.Lock | threading.RLock, consumer_waiting: bool):
         self._buffer_lock = buffer_lock
         self._lock = threading.Lock()
         self._window = Window()
         self._samples_observed = 0
         self._window_started_s = time.monotonic()
-        self._wait_started_s: float | None = None
+        # A consumer already blocked in the unwrapped get(): its wait ends at its first take.
+        self._wait_started_s: float | None = self._window_started_s if consumer_waiting else None
+        self._unwrapped_wait = consumer_waiting
 
     def counts(self) -> LifetimeCounts:
         """Lifetime counters, read under the in-queue's lock."""
@@ -152,6 +154,18 @@ class BufferAccountant:
         self._window_started_s = now
         return window
 
+    def _end_wait_locked(self) -> None:
+        started = max(self._wait_started_s, self._window_started_s)
+        self._window.wait_s += time.monotonic() - started
+        self._wait_started_s = None
+
+    def _on_take(self) -> None:
+        """Called whenever the consumer takes an item, wrapped get() or not."""
+        with self._lock:
+            if self._unwrapped_wait:
+                self._end_wait_locked()
+                self._unwrapped_wait = False
+
     def _record_sample(self, record: BatchRecord) -> None:
         with self._lock:
             updates_since_add = self._samples_observed - record.samples_at_add
@@ -171,9 +185,7 @@ class BufferAccountant:
                 return original_get(*args, **kwargs)
             finally:
                 with self._lock:
-                    started = max(self._wait_started_s, self._window_started_s)
-                    self._window.wait_s += time.monotonic() - started
-                    self._wait_started_s = None
+                    self._end_wait_locked()
 
         return get
 
@@ -188,8 +200,8 @@ def _lifetime_values(counts: LifetimeCounts) -> dict[str, float]:
         "buffer_lost_use_env_steps_lifetime": counts.lost_use_env_steps,
         "buffer_samples_lifetime": counts.samples,
         "buffer_env_steps_trained_lifetime": counts.env_steps_trained,
-        "buffer_reuse": _ratio(counts.env_steps_trained, counts.env_steps_added),
-        "buffer_drop_fraction": _ratio(counts.env_steps_dropped, counts.env_steps_added),
+        "buffer_reuse": ratio(counts.env_steps_trained, counts.env_steps_added),
+        "buffer_drop_fraction": ratio(counts.env_steps_dropped, counts.env_steps_added),
     }
 
 
