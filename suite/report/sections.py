@@ -94,6 +94,8 @@ def learning_curves(iterations: pd.DataFrame, trials: pd.DataFrame, threshold) -
 
 
 def heatmap(cells: pd.DataFrame) -> dict:
+    if not cells["seeds"].any():
+        return {"reason": "No N×K cell has a finished trial, so there is nothing to map."}
     return {"image": figures.heatmaps(cells)}
 
 

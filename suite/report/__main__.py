@@ -1,0 +1,43 @@
+"""``python -m suite.report RESULTS_DIR [--out PATH]`` or ``--compare RUN_A RUN_B``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from suite.report.build import build_report
+from suite.report.compare import build_comparison
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m suite.report",
+        description="Build the tuning-guide HTML report of a results folder, or compare two runs.",
+    )
+    parser.add_argument("results_dir", nargs="?", help="a run folder results/<sweep>/<run-id>")
+    parser.add_argument(
+        "--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="compare two runs of one sweep"
+    )
+    parser.add_argument("--out", help="where to write the HTML (default: reports/<name>.html)")
+    args = parser.parse_args(argv)
+    if bool(args.results_dir) == bool(args.compare):
+        parser.error("pass either RESULTS_DIR or --compare RUN_A RUN_B")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        if args.compare:
+            path = build_comparison(*args.compare, out_path=args.out)
+        else:
+            path = build_report(args.results_dir, out_path=args.out)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
