@@ -1,0 +1,89 @@
+"""Open the report in real headless Chromium: no console errors, every image decodes,
+the table sorts, and a screenshot is saved under tests/artifacts/."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from suite.report import build_report
+from suite.store.synthetic import write_synthetic_run
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+# Written into the DOM once the page has loaded, so --dump-dom carries the verdicts out.
+PROBE = """
+<script>
+window.addEventListener("load", function () {
+  var images = Array.prototype.slice.call(document.images);
+  var broken = images.filter(function (img) { return !(img.complete && img.naturalWidth > 0); });
+  var header = document.querySelectorAll("#trial-table th")[2];  // column n
+  header.click(); header.click();  // descending
+  var firstN = document.querySelector("#trial-table tbody tr").cells[2].textContent;
+  var out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = "images=" + images.length + " broken=" + broken.length + " first_n=" + firstN;
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+    command = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+        "--virtual-time-budget=5000", *args,
+    ]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing; install it with apt-get install -y chromium")
+    folder = tmp_path_factory.mktemp("browser")
+    run = write_synthetic_run(folder / "run", 48, 20, seed=2)
+    return build_report(run, folder / "report.html")
+
+
+def console_errors(stderr: str) -> list[str]:
+    return [
+        line
+        for line in stderr.splitlines()
+        if "CONSOLE" in line and ("Uncaught" in line or ":ERROR:" in line or "Error" in line)
+    ]
+
+
+def test_report_loads_cleanly_in_chromium(report, tmp_path):
+    probed = tmp_path / "probed.html"
+    probed.write_text(report.read_text().replace("</body>", PROBE + "</body>"))
+    result = chromium(tmp_path, "--dump-dom", probed.as_uri())
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert console_errors(result.stderr) == []
+    verdict = re.search(
+        r'<pre id="probe">images=(\d+) broken=(\d+) first_n=(\S+)</pre>', result.stdout
+    )
+    assert verdict, "the probe never ran: " + result.stdout[-500:]
+    images, broken, first_n = verdict.groups()
+    assert int(images) == 8
+    assert int(broken) == 0
+    assert first_n == "8"  # the largest N first after sorting descending
+
+
+def test_screenshot_is_saved(report, tmp_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "report.png"
+    shot.unlink(missing_ok=True)
+    result = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2400", report.as_uri())
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert console_errors(result.stderr) == []
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.stat().st_size > 20_000
