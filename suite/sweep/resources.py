@@ -94,19 +94,29 @@ def connected_cluster() -> Cluster:
     return Cluster(tuple(keep))
 
 
-def missing_resources(request: ResourceRequest, cluster: Cluster) -> list[str]:
+@dataclass(frozen=True)
+class Shortfall:
+    resource: str  # e.g. "GPU"
+    text: str
+
+
+def missing_resources(request: ResourceRequest, cluster: Cluster) -> list[Shortfall]:
     """Why ``request`` can never be scheduled on ``cluster`` (empty when it can)."""
     problems = []
     for key, needed in request.totals.items():
         have = cluster.totals.get(key, 0.0)
         if needed > have:
-            problems.append(f"{needed:g} {key} in all but the cluster has {have:g} {key}")
+            text = f"needs {needed:g} {key} in all but the cluster has {have:g} {key}"
+            problems.append(Shortfall(key, text))
     for role, bundle in zip(request.roles, request.bundles, strict=True):
-        if not any(_fits(bundle, node) for node in cluster.nodes):
-            largest = max(cluster.nodes, key=lambda node: node.get("CPU", 0), default={})
-            problems.append(f"the {role} needs {_format(bundle)} on one node; "
-                            f"no node has that (largest: {_format(largest)})")  # fmt: skip
-    return sorted(set(problems))
+        if any(_fits(bundle, node) for node in cluster.nodes):
+            continue
+        largest = max(cluster.nodes, key=lambda node: node.get("CPU", 0), default={})
+        short = [key for key, value in bundle.items() if value > largest.get(key, 0.0)]
+        text = (f"its {role} needs {_format(bundle)} on one node; no node has that "
+                f"(largest: {_format(largest)})")  # fmt: skip
+        problems.append(Shortfall(short[0] if short else "CPU", text))
+    return list(dict.fromkeys(problems))
 
 
 def _fits(bundle: Mapping[str, float], free: Mapping[str, float]) -> bool:

@@ -1,0 +1,34 @@
+"""Atomic file writes: a reader (or a crash) never sees a half-written table."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+def _replace_atomically(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_parquet(path: Path, frame: pd.DataFrame) -> None:
+    _replace_atomically(path, lambda tmp: frame.to_parquet(tmp, index=False, engine="pyarrow"))
+
+
+def write_json(path: Path, data: Any) -> None:
+    def write(tmp: str) -> None:
+        Path(tmp).write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+    _replace_atomically(path, write)

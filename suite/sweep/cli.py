@@ -1,0 +1,175 @@
+"""``python -m suite.sweep``: argument parsing and the top-level flow of a sweep."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import logging
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from suite.sweep.catalog import load_sweep, sweep_names
+from suite.sweep.estimate import format_duration
+from suite.sweep.plan import Plan
+from suite.sweep.runner import RunOptions
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog="python -m suite.sweep",
+        description="Run a named APPO sweep (N, K, learners, GPUs per learner, envs, seeds) with "
+        "Ray Tune, collect it into results/, and build the tuning-guide report.",
+    )
+    p.add_argument("name", nargs="?", help="the sweep to run (see --list)")
+    p.add_argument("--list", action="store_true", help="list the sweeps and their budgets")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print every trial's axes, resource request, how many run at once and an "
+        "estimated wall time; start nothing",
+    )
+    p.add_argument(
+        "--budget",
+        default="smoke",
+        help="smoke (minutes, CI), laptop (a 2-core machine within an hour) or full "
+        "(cluster scale); default: smoke",
+    )
+    p.add_argument("--seeds", type=int, help="number of seeds (default: the budget's)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override an APPOConfig setting or axis for every trial, e.g. --set lr=3e-4"
+        " --set n=4 (repeatable; values are Python literals)",
+    )
+    p.add_argument(
+        "--address",
+        default=os.environ.get("RAY_ADDRESS"),
+        help="an existing Ray cluster (host:port); default: $RAY_ADDRESS, else a new "
+        "local Ray instance",
+    )
+    p.add_argument(
+        "--results-dir",
+        type=Path,
+        default=Path("results"),
+        help="where runs are written, as <dir>/<sweep>/<run-id>/ (default: results)",
+    )
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const="latest",
+        metavar="RUN_ID",
+        help="resume a killed or interrupted run (default: the sweep's latest)",
+    )
+    p.add_argument(
+        "--max-concurrent",
+        type=int,
+        help="at most this many trials at once (default: as many as fit)",
+    )
+    p.add_argument(
+        "--max-failures",
+        type=int,
+        default=1,
+        help="retries per failing trial before it is recorded as failed (default: 1)",
+    )
+    p.add_argument(
+        "--wandb",
+        choices=("off", "offline", "online"),
+        help="W&B logging (default: online with an API key, else offline)",
+    )
+    p.add_argument("--wandb-entity", help="W&B entity (default: your key's)")
+    p.add_argument("--wandb-project", help="W&B project (default: the sweep's name)")
+    p.add_argument("--no-report", action="store_true", help="skip building the HTML report")
+    return p  # fmt: skip
+
+
+def parse_overrides(pairs: list[str]) -> dict:
+    overrides = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {pair!r} is not KEY=VALUE (e.g. --set lr=0.0003)")
+        try:
+            value = ast.literal_eval(text.strip())  # literals only: never eval() user text
+        except (ValueError, SyntaxError):
+            value = text.strip()
+        overrides[key.strip()] = value
+    return overrides
+
+
+def options_from(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(
+        budget=args.budget, seeds=args.seeds, overrides=parse_overrides(args.set),
+        address=args.address or None, results_root=args.results_dir,
+        max_concurrent=args.max_concurrent, max_failures=args.max_failures,
+        wandb_mode=args.wandb, wandb_entity=args.wandb_entity,
+        wandb_project=args.wandb_project, report=not args.no_report,
+    )  # fmt: skip
+
+
+def print_sweeps(console: Console) -> None:
+    table = Table(title="Sweeps")
+    for column in ("name", "question", "budgets (trials x env steps)"):
+        table.add_column(column, overflow="fold")
+    for name in sweep_names():
+        sweep = load_sweep(name)
+        budgets = "; ".join(f"{b}: {len(sweep.trials(b))} x {sweep.budget(b).env_steps:,}"
+                            for b in sweep.budgets)  # fmt: skip
+        table.add_row(name, sweep.question or sweep.description, budgets)
+    console.print(table)
+
+
+def print_plan(plan: Plan, console: Console) -> None:
+    table = Table(title=f"{plan.sweep.name} ({plan.budget}): {len(plan.trials)} trials")
+    for column in ("#", "env", "N", "K", "learners", "GPUs/learner", "env runners", "seed",
+                   "resources (bundles)", "est."):  # fmt: skip
+        table.add_column(column, overflow="fold")
+    for trial in plan.trials:
+        config = trial.config
+        table.add_row(
+            str(trial.index), trial.spec.env, str(config.circular_buffer_num_batches),
+            str(config.circular_buffer_iterations_per_batch), str(config.num_learners),
+            f"{config.num_gpus_per_learner:g}", str(config.num_env_runners),
+            str(trial.spec.axes["seed"]), trial.request.describe(),
+            format_duration(trial.estimate.seconds),
+        )  # fmt: skip
+    console.print(table)
+    console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")
+    console.print(f"Estimate: {plan.estimate_line()}")
+
+
+def quiet_ray_logging() -> None:
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # the legacy reporter is silent at verbose=0
+    for name in ("ray", "ray.tune", "ray.rllib"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from suite.sweep.session import run_command
+
+    args = parser().parse_args(argv)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    try:
+        if args.list:
+            print_sweeps(console)
+            return 0
+        if not args.name:
+            raise ValueError("name a sweep to run (see --list)")
+        quiet_ray_logging()
+        return run_command(load_sweep(args.name), options_from(args), args, console)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT

@@ -1,0 +1,105 @@
+"""Plan a sweep before anything starts: resolved configs, resource requests, estimates, and the
+pre-flight check that refuses trials that can never be scheduled."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ray.rllib.algorithms.appo import APPOConfig
+
+from suite.configs.resolve import resolve
+from suite.sweep.estimate import (
+    FAR_BEYOND_S,
+    TrialEstimate,
+    format_duration,
+    measured_rates,
+    sweep_seconds,
+    trial_estimate,
+)
+from suite.sweep.resources import (
+    Cluster,
+    ResourceRequest,
+    concurrent_trials,
+    missing_resources,
+    resource_request,
+)
+from suite.sweep.spec import Sweep, SweepError, TrialSpec
+
+
+class PreflightError(SweepError):
+    """Some trials can never be scheduled on the cluster: refuse before Tune leaves them PENDING."""
+
+
+@dataclass(frozen=True)
+class PlannedTrial:
+    index: int
+    spec: TrialSpec
+    config: APPOConfig
+    request: ResourceRequest
+    estimate: TrialEstimate
+
+
+@dataclass(frozen=True)
+class Plan:
+    sweep: Sweep
+    budget: str
+    env_steps: int
+    trials: tuple[PlannedTrial, ...]
+    cluster: Cluster
+    max_concurrent: int | None
+
+    @property
+    def concurrency(self) -> int:
+        fit = concurrent_trials([trial.request for trial in self.trials], self.cluster)
+        return min(fit, self.max_concurrent) if self.max_concurrent else fit
+
+    @property
+    def total_seconds(self) -> float:
+        return sweep_seconds([t.estimate.seconds for t in self.trials], self.concurrency)
+
+    def estimate_line(self) -> str:
+        seconds = self.total_seconds
+        line = (f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
+                f"once on {self.cluster.describe()}: about {format_duration(seconds)}")  # fmt: skip
+        if not math.isnan(seconds) and seconds > FAR_BEYOND_S:
+            line += (" -- far beyond this machine: use a smaller --budget or a cluster "
+                     "(--address)")  # fmt: skip
+        return line
+
+
+def plan_sweep(
+    sweep: Sweep,
+    budget: str,
+    cluster: Cluster,
+    results_root: Path,
+    seeds: int | None = None,
+    overrides: dict | None = None,
+    max_concurrent: int | None = None,
+) -> Plan:
+    env_steps = sweep.budget(budget).env_steps
+    earlier = measured_rates(results_root)
+    planned = []
+    for index, spec in enumerate(sweep.trials(budget, seeds, overrides)):
+        config = resolve(spec.config_name, spec.axes, spec.overrides)
+        estimate = trial_estimate(spec.config_name, config.num_env_runners, env_steps, earlier)
+        planned.append(PlannedTrial(index, spec, config, resource_request(config), estimate))
+    return Plan(sweep, budget, env_steps, tuple(planned), cluster, max_concurrent)
+
+
+def check_schedulable(plan: Plan) -> None:
+    """Raise PreflightError naming the trials that no node of the cluster can ever host."""
+    refused = [(trial, missing_resources(trial.request, plan.cluster)) for trial in plan.trials]
+    refused = [(trial, problems) for trial, problems in refused if problems]
+    if not refused:
+        return
+    missing = sorted({problem.resource for _, problems in refused for problem in problems})
+    named = "; ".join(f"#{trial.index} [{trial.spec.label()}] {problems[0].text}"
+                      for trial, problems in refused[:4])  # fmt: skip
+    more = f" (and {len(refused) - 4} more)" if len(refused) > 4 else ""
+    raise PreflightError(
+        f"{len(refused)} of {len(plan.trials)} trials can never be scheduled on this cluster "
+        f"({plan.cluster.describe()}), missing {'/'.join(missing)}: {named}{more}. Fix: drop those "
+        "settings (another --budget or --set), or run on a cluster that has them (--address)"
+    )

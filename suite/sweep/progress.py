@@ -1,0 +1,148 @@
+"""A live, compact view of a sweep (instead of Tune's wall of text)."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from ray.tune import Callback
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from suite.collect.rows import progress_values
+
+
+@dataclass
+class TrialLine:
+    label: str
+    status: str = "PENDING"
+    env_steps: float = 0.0
+    episode_return: float = math.nan
+    steps_per_s: float = math.nan
+
+
+@dataclass
+class SweepProgress:
+    sweep: str
+    total_trials: int
+    env_steps_per_trial: int
+    started: float = field(default_factory=time.monotonic)
+    trials: dict[str, TrialLine] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        counts = {"RUNNING": 0, "TERMINATED": 0, "ERROR": 0}
+        for line in self.trials.values():
+            counts[line.status] = counts.get(line.status, 0) + 1
+        return counts
+
+    def _steps_done(self, line: TrialLine) -> float:
+        if line.status in ("TERMINATED", "ERROR"):
+            return self.env_steps_per_trial  # a finished trial's work is over, whatever it reached
+        return min(line.env_steps, self.env_steps_per_trial)
+
+    def eta_s(self) -> float:
+        """Remaining seconds, extrapolated from the env steps done so far and the time taken."""
+        done = sum(self._steps_done(line) for line in self.trials.values())
+        if done <= 0:
+            return math.nan
+        planned = self.total_trials * self.env_steps_per_trial
+        return (time.monotonic() - self.started) * (planned - done) / done
+
+    def render(self) -> Group:
+        counts = self.counts()
+        pending = self.total_trials - sum(counts.values())
+        eta = self.eta_s()
+        elapsed = _duration(time.monotonic() - self.started)
+        head = (
+            f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
+            f"failed {counts['ERROR']}  pending {pending}  elapsed {elapsed}  ETA {_duration(eta)}"
+        )
+        table = Table(box=None, pad_edge=False, show_edge=False)
+        for column in ("trial", "status", "env steps", "return", "steps/s"):
+            table.add_column(column, justify="left" if column in ("trial", "status") else "right")
+        for line in self._visible_lines():
+            table.add_row(line.label, line.status, f"{line.env_steps:,.0f}",
+                          _number(line.episode_return), _number(line.steps_per_s))  # fmt: skip
+        return Group(head, table)
+
+    def _visible_lines(self, limit: int = 12) -> list[TrialLine]:
+        order = {"RUNNING": 0, "ERROR": 1, "TERMINATED": 2}
+        lines = sorted(self.trials.values(), key=lambda line: order.get(line.status, 3))
+        return lines[:limit]
+
+
+def _number(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:,.1f}"
+
+
+def _duration(seconds: float) -> str:
+    if math.isnan(seconds):
+        return "?"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+class ProgressView(Callback):
+    """Tune callback driving a rich Live display of ``SweepProgress``."""
+
+    def __init__(self, progress: SweepProgress):
+        self.progress = progress
+        self._live: Live | None = None
+
+    def __getstate__(self) -> dict:
+        # Tune pickles its callbacks into tuner.pkl (for --resume); a live display is not data.
+        return {"progress": self.progress, "_live": None}
+
+    def setup(self, **info) -> None:
+        self.progress.started = time.monotonic()
+        self._live = Live(self.progress.render(), console=Console(), refresh_per_second=2)
+        self._live.start()
+
+    def _line(self, trial) -> TrialLine:
+        if trial.trial_id not in self.progress.trials:
+            self.progress.trials[trial.trial_id] = TrialLine(label=_label(trial))
+        return self.progress.trials[trial.trial_id]
+
+    def _refresh(self) -> None:
+        if self._live is not None:
+            self._live.update(self.progress.render())
+
+    def on_trial_start(self, iteration, trials, trial, **info) -> None:
+        self._line(trial).status = "RUNNING"
+        self._refresh()
+
+    def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
+        values = progress_values(result)
+        line = self._line(trial)
+        line.env_steps = values["env_steps"]
+        line.episode_return = values["episode_return_mean"]
+        line.steps_per_s = values["env_steps_per_s"]
+        self._refresh()
+
+    def on_trial_complete(self, iteration, trials, trial, **info) -> None:
+        self._line(trial).status = "TERMINATED"
+        self._refresh()
+
+    def on_trial_error(self, iteration, trials, trial, **info) -> None:
+        self._line(trial).status = "ERROR"
+        self._refresh()
+
+    def on_experiment_end(self, trials, **info) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._refresh()
+            self._live.stop()
+            self._live = None
+
+
+def _label(trial) -> str:
+    from suite.sweep.trainable import TRIAL_KEY
+
+    spec = trial.config[TRIAL_KEY]
+    axes = " ".join(f"{key}={value}" for key, value in spec["axes"].items())
+    return f"{spec['env'].removeprefix('ALE/')} {axes}"

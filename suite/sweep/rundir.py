@@ -1,0 +1,65 @@
+"""The folder a sweep run writes into: results/<sweep>/<run-id>/, never shared by two runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import secrets
+from pathlib import Path
+
+from suite.sweep.spec import SweepError
+
+
+class ResultsDirError(SweepError):
+    """The results folder cannot be used."""
+
+
+def new_run_dir(results_root: Path, sweep: str) -> Path:
+    """Create a fresh run folder; the random suffix and exclusive mkdir keep two sweeps started
+    at the same second apart."""
+    parent = Path(results_root) / sweep
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(10):
+            stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            run_dir = parent / f"{stamp}-{secrets.token_hex(3)}"
+            try:
+                run_dir.mkdir()
+            except FileExistsError:
+                continue
+            _check_writable(run_dir)
+            return run_dir
+    except PermissionError as error:
+        raise ResultsDirError(_unwritable(results_root, error)) from None
+    except OSError as error:
+        raise ResultsDirError(_unwritable(results_root, error)) from None
+    raise ResultsDirError(f"could not create a new run folder under {parent}")
+
+
+def _check_writable(run_dir: Path) -> None:
+    probe = run_dir / ".write-test"
+    probe.write_text("ok")
+    probe.unlink()
+    if not os.access(run_dir, os.W_OK):
+        raise PermissionError(f"{run_dir} is not writable")
+
+
+def _unwritable(results_root: Path, error: OSError) -> str:
+    reason = error.strerror or str(error)
+    return (f"results folder {results_root} cannot be written ({reason}): pass a writable "
+            "folder with --results-dir")  # fmt: skip
+
+
+def find_run_dir(results_root: Path, sweep: str, run_id: str | None) -> Path:
+    """The run to resume: ``run_id``, or the latest run of ``sweep``."""
+    parent = Path(results_root) / sweep
+    runs = sorted(path for path in parent.glob("*") if (path / "tune").is_dir())
+    if run_id:
+        match = parent / run_id
+        if match not in runs:
+            known = ", ".join(path.name for path in runs[-5:]) or "none"
+            raise ResultsDirError(f"no resumable run {run_id!r} under {parent} (latest: {known})")
+        return match
+    if not runs:
+        raise ResultsDirError(f"nothing to resume: no runs of {sweep!r} under {parent}")
+    return runs[-1]

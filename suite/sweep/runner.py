@@ -1,0 +1,186 @@
+"""Run a planned sweep with Ray Tune, collect it into the results store, and report on it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ray import tune
+
+from suite.store import schema
+from suite.store.files import write_json
+from suite.store.writer import StoreWriter
+from suite.sweep import metadata
+from suite.sweep.cluster import connect, local_cluster
+from suite.sweep.plan import Plan, check_schedulable, plan_sweep
+from suite.sweep.progress import ProgressView, SweepProgress
+from suite.sweep.resources import connected_cluster
+from suite.sweep.spec import Sweep
+from suite.sweep.trainable import TRIAL_KEY, SuiteAPPO
+
+CHECKPOINT_EVERY_ITERATIONS = 5
+
+
+@dataclass
+class RunOptions:
+    budget: str = "smoke"
+    seeds: int | None = None
+    overrides: dict = field(default_factory=dict)
+    address: str | None = None
+    results_root: Path = Path("results")
+    max_concurrent: int | None = None
+    max_failures: int = 1
+    wandb_mode: str | None = None
+    wandb_entity: str | None = None
+    wandb_project: str | None = None
+    report: bool = True
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan:
+    cluster = connected_cluster() if connected else local_cluster()
+    return plan_sweep(sweep, options.budget, cluster, options.results_root, options.seeds,
+                      options.overrides, options.max_concurrent)  # fmt: skip
+
+
+def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
+    budget = plan.sweep.budget(plan.budget)
+    return {
+        "sweep": plan.sweep.name,
+        "run_id": run_dir.name,
+        "budget": {"name": plan.budget, "env_steps": budget.env_steps,
+                   "seeds": options.seeds or budget.seeds, "description": budget.description},
+        "command": metadata.command_line(),
+        "git_commit": metadata.git_commit(),
+        "versions": metadata.versions(),
+        "hardware": metadata.node_hardware(),
+        "cluster": {"nodes": [dict(node) for node in plan.cluster.nodes],
+                    "address": options.address or "local"},
+        "overrides": options.overrides,
+        "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
+        "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
+        "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
+        "estimate": plan.estimate_line(),
+        "started_at": _now(),
+        "ended_at": None,
+        "status": "running",
+    }  # fmt: skip
+
+
+def _threshold(config_name: str) -> float:
+    from suite.configs.registry import get_config
+
+    return get_config(config_name).threshold
+
+
+def _trial_name(trial) -> str:
+    spec = trial.config[TRIAL_KEY]
+    axes = "_".join(f"{key}{value}" for key, value in spec["axes"].items())
+    return f"{spec['config_name']}_{axes}_{trial.trial_id}"
+
+
+def _stop_criteria(plan: Plan) -> dict:
+    stop = {"num_env_steps_sampled_lifetime": plan.env_steps}
+    max_trial_s = plan.sweep.budget(plan.budget).max_trial_s
+    return stop | ({"time_total_s": max_trial_s} if max_trial_s else {})
+
+
+def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> list:
+    from suite.dashboards.settings import resolve_settings
+    from suite.dashboards.trial_logger import make_wandb_callback
+
+    progress = SweepProgress(plan.sweep.name, len(plan.trials), plan.env_steps)
+    wandb = resolve_settings(options.wandb_mode, run_dir, options.wandb_entity,
+                             options.wandb_project)  # fmt: skip
+    return [StoreWriter(run_dir, run_meta), ProgressView(progress),
+            *make_wandb_callback(wandb, plan.sweep.name, run_dir.name)]  # fmt: skip
+
+
+def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
+    params = [trial.spec.as_param(run_dir.name) for trial in plan.trials]
+    return tune.Tuner(
+        SuiteAPPO,
+        param_space={TRIAL_KEY: tune.grid_search(params)},
+        tune_config=tune.TuneConfig(
+            max_concurrent_trials=options.max_concurrent,
+            trial_name_creator=_trial_name,
+            trial_dirname_creator=_trial_name,
+            reuse_actors=False,
+        ),
+        run_config=tune.RunConfig(
+            name="tune",
+            storage_path=str(run_dir.resolve()),
+            stop=_stop_criteria(plan),
+            callbacks=callbacks(plan, run_dir, run_meta, options),
+            verbose=0,
+            failure_config=tune.FailureConfig(max_failures=options.max_failures),
+            checkpoint_config=tune.CheckpointConfig(
+                checkpoint_frequency=CHECKPOINT_EVERY_ITERATIONS,
+                checkpoint_at_end=True,
+                num_to_keep=1,
+            ),
+        ),
+    )
+
+
+def start(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
+    """Start a new run: pre-flight on the real cluster, then Tune."""
+    if not options.address:
+        connect(None)
+    check_schedulable(plan)  # again, against what Ray really has
+    run_meta = run_metadata(plan, run_dir, options)
+    write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
+    build_tuner(plan, run_dir, run_meta, options).fit()
+    return run_meta
+
+
+def resume(run_dir: Path, options: RunOptions) -> dict:
+    """Resume a killed or interrupted run: finished trials stay, unfinished ones restart from
+    their latest checkpoint (or from scratch)."""
+    run_meta = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+    connect(options.address)
+    run_meta |= {"status": "running", "resumed_at": _now()}
+    write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
+    tuner = tune.Tuner.restore(str((run_dir / "tune").resolve()), trainable=SuiteAPPO,
+                               resume_unfinished=True, resume_errored=False)  # fmt: skip
+    tuner.fit()
+    return run_meta
+
+
+def finish(run_dir: Path, run_meta: dict) -> dict:
+    """Record how the run ended (and how well it packed the cluster) in run.json."""
+    import pandas as pd
+
+    trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
+    unfinished = int((~trials["status"].isin(["TERMINATED", "ERROR"])).sum())
+    run_meta |= {
+        "ended_at": _now(),
+        "status": "interrupted" if unfinished else "completed",
+        "trials": trials["status"].value_counts().to_dict(),
+        "packing": packing(run_dir, run_meta),
+    }
+    write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
+    return run_meta
+
+
+def packing(run_dir: Path, run_meta: dict) -> float:
+    """Trial CPU-seconds (CPUs reserved x time held, start to end) over cluster CPU-seconds
+    (cluster CPUs x the run's wall time): 1.0 means no CPU sat idle."""
+    from suite.store.writer import TIMING_FILE
+
+    start = dt.datetime.fromisoformat(run_meta.get("resumed_at") or run_meta["started_at"])
+    elapsed = (dt.datetime.now(dt.UTC) - start).total_seconds()
+    cluster_cpus = sum(node.get("CPU", 0.0) for node in run_meta["cluster"]["nodes"])
+    cpu_seconds = 0.0
+    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{TIMING_FILE}"):
+        timing = json.loads(path.read_text())
+        if "started_at" in timing and "ended_at" in timing:
+            held = timing["ended_at"] - max(timing["started_at"], start.timestamp())
+            cpu_seconds += timing["resources"].get("CPU", 0.0) * max(held, 0.0)
+    return cpu_seconds / (cluster_cpus * elapsed) if cluster_cpus and elapsed > 0 else math.nan

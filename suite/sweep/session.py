@@ -1,0 +1,71 @@
+"""One sweep command from start to end: plan, pre-flight, run or resume, finish, report."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from rich.console import Console
+
+from suite.sweep.cli import EXIT_INTERRUPTED, print_plan
+from suite.sweep.cluster import check_reachable, connect
+from suite.sweep.plan import check_schedulable
+from suite.sweep.rundir import find_run_dir, new_run_dir
+from suite.sweep.runner import RunOptions, finish, plan_for, resume, start
+from suite.sweep.spec import Sweep
+
+
+def run_command(sweep: Sweep, options: RunOptions, args: argparse.Namespace,
+                console: Console) -> int:  # fmt: skip
+    if args.resume:
+        run_dir = find_run_dir(options.results_root, sweep.name, _run_id(args.resume))
+        console.print(f"Resuming {run_dir}")
+        return _conclude(sweep, run_dir, resume(run_dir, options), options, console)
+    if options.address:
+        check_reachable(options.address)
+        connect(options.address)
+    plan = plan_for(sweep, options, connected=bool(options.address))
+    if args.dry_run:
+        print_plan(plan, console)
+        return 0
+    check_schedulable(plan)
+    console.print(f"Plan: {plan.estimate_line()}")
+    run_dir = new_run_dir(options.results_root, sweep.name)
+    console.print(f"Writing to {run_dir}")
+    return _conclude(sweep, run_dir, start(plan, run_dir, options), options, console)
+
+
+def _run_id(resume: str) -> str | None:
+    return None if resume == "latest" else resume
+
+
+def _conclude(sweep: Sweep, run_dir: Path, run_meta: dict, options: RunOptions,
+              console: Console) -> int:  # fmt: skip
+    run_meta = finish(run_dir, run_meta)
+    counts = run_meta["trials"]
+    console.print(f"Trials: {counts}. Packing (trial CPU-s / cluster CPU-s): "
+                  f"{run_meta['packing']:.2f}")  # fmt: skip
+    if run_meta["status"] == "interrupted":
+        resume_command = (f"python -m suite.sweep {sweep.name} --resume {run_dir.name} "
+                          f"--results-dir {shlex.quote(str(options.results_root))}")  # fmt: skip
+        console.print(f"Interrupted; everything so far is in {run_dir}. Resume with:\n"
+                      f"  {resume_command}")  # fmt: skip
+        return EXIT_INTERRUPTED
+    if options.report:
+        _report(run_dir, options, console)
+    failed = counts.get("ERROR", 0)
+    return 1 if failed and failed == sum(counts.values()) else 0
+
+
+def _report(run_dir: Path, options: RunOptions, console: Console) -> None:
+    from suite.dashboards.settings import resolve_settings
+    from suite.dashboards.summary_run import log_summary_run
+    from suite.report.build import build_report
+
+    report = build_report(run_dir)
+    console.print(f"Results: {run_dir}")
+    wandb = resolve_settings(options.wandb_mode, run_dir, options.wandb_entity,
+                             options.wandb_project)  # fmt: skip
+    log_summary_run(wandb, run_dir, report)
+    console.print(f"Report: {report.resolve()}")
