@@ -44,6 +44,8 @@ def connect(address: str | None) -> None:
     """ray.init against ``address``, or a fresh local instance sized to this machine."""
     import ray
 
+    if ray.is_initialized():  # e.g. inside a test session that already holds a Ray instance
+        return
     common = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     if address:
         check_reachable(address)
