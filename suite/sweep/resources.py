@@ -124,9 +124,9 @@ def _fits(bundle: Mapping[str, float], free: Mapping[str, float]) -> bool:
 
 
 def _place(bundles: Sequence[Mapping[str, float]], free: list[dict[str, float]]) -> bool:
-    """First-fit the bundles into the nodes' free resources; consume them only if all fit."""
+    """First-fit (largest bundle first) into the nodes' free resources; consume only if all fit."""
     trial_free = [dict(node) for node in free]
-    for bundle in bundles:
+    for bundle in sorted(bundles, key=lambda bundle: -sum(bundle.values())):
         node = next((node for node in trial_free if _fits(bundle, node)), None)
         if node is None:
             return False

@@ -1,0 +1,107 @@
+"""The tuned config library: every config builds and validates without starting Ray."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import ray
+
+from suite.configs.registry import UnknownNameError, all_configs, config_for_env, get_config
+from suite.configs.resolve import ConfigError, resolve, to_serializable
+
+NAMES = [tuned.name for tuned in all_configs()]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_config_builds_and_validates_without_ray(name):
+    config = get_config(name).build()
+    config.validate()
+    assert not ray.is_initialized()
+    assert config.use_circular_buffer
+    assert config.circular_buffer_num_batches >= 1
+    assert config.circular_buffer_iterations_per_batch >= 1
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_config_documents_env_expectation_hardware_and_source(name):
+    tuned = get_config(name)
+    doc = tuned.build.__doc__ or ""
+    assert tuned.env in doc or tuned.env.removeprefix("ALE/") in doc
+    assert "Expect" in doc
+    assert tuned.source and tuned.expected
+
+
+def test_builders_are_pure():
+    first, second = get_config("pong").build(), get_config("pong").build()
+    first.training(lr=1.0)
+    assert second.lr != 1.0
+
+
+def test_atari_configs_use_standard_preprocessing_and_impact_nk():
+    for name in ("pong", "breakout", "space_invaders"):
+        config = get_config(name).build()
+        assert config.env_config["game"].startswith("ALE/")
+        assert config.clip_rewards is True
+        assert (
+            config.circular_buffer_num_batches,
+            config.circular_buffer_iterations_per_batch,
+        ) == (
+            4,
+            2,
+        )
+
+
+def test_continuous_configs_start_from_impact_continuous_setting():
+    assert get_config("halfcheetah").build().circular_buffer_num_batches == 16
+    assert get_config("halfcheetah").build().circular_buffer_iterations_per_batch == 20
+    assert get_config("pendulum").build().circular_buffer_num_batches == 16
+
+
+def test_layers_apply_in_order_axes_then_overrides():
+    config = resolve("cartpole", {"n": 4, "k": 8, "seed": 3}, {"k": 2, "lr": 1e-3})
+    assert config.circular_buffer_num_batches == 4
+    assert config.circular_buffer_iterations_per_batch == 2  # the command line wins over the axis
+    assert config.seed == 3
+    assert config.lr == 1e-3
+
+
+def test_resolved_config_is_json_serialisable():
+    data = to_serializable(resolve("pong", {"n": 2, "k": 4}))
+    text = json.dumps(data)
+    assert json.loads(text)["circular_buffer_num_batches"] == 2
+    assert "AtariEnv" in data["env"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"n": 0}, "N (circular_buffer_num_batches) must be a positive integer"),
+        ({"k": -1}, "K (circular_buffer_iterations_per_batch) must be a positive integer"),
+        ({"k": 2.5}, "K (circular_buffer_iterations_per_batch) must be a positive integer"),
+        ({"n": "four"}, "N (circular_buffer_num_batches) must be a positive integer"),
+        ({"num_learners": -1}, "num_learners must be an integer >= 0"),
+        ({"num_gpus_per_learner": -0.5}, "num_gpus_per_learner must be a number >= 0"),
+        ({"learning_rate": 0.1}, "unknown config key 'learning_rate'"),
+    ],
+)
+def test_invalid_values_are_refused_with_a_clear_message(overrides, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        resolve("cartpole", {}, overrides)
+
+
+def test_unknown_names_list_the_known_ones():
+    with pytest.raises(UnknownNameError, match="Did you mean 'cartpole'.*Known: .*pong"):
+        get_config("cartpol")
+    with pytest.raises(UnknownNameError, match="Known: .*ALE/Pong-v5"):
+        config_for_env("Pong-v9")
+
+
+def test_registry_cli_lists_at_least_seven_configs():
+    out = subprocess.run([sys.executable, "-m", "suite.configs"], capture_output=True, text=True,
+                         check=True, timeout=120).stdout  # fmt: skip
+    listed = [name for name in NAMES if f" {name} " in out]
+    assert len(listed) >= 7, out
+    assert "ALE/SpaceInvaders-v5" in out and "HalfCheetah-v5" in out

@@ -1,0 +1,123 @@
+"""Sweep definitions, grid expansion and planning: pure, no training, no Ray."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from suite.configs.registry import UnknownNameError
+from suite.sweep.catalog import load_sweep, sweep_names
+from suite.sweep.estimate import sweep_seconds, trial_estimate
+from suite.sweep.plan import PreflightError, check_schedulable, plan_sweep
+from suite.sweep.resources import Cluster, concurrent_trials, missing_resources
+from suite.sweep.spec import Budget, Sweep, SweepError
+
+TWO_CORES = Cluster(({"CPU": 2.0, "GPU": 0.0},))
+
+
+def test_catalog_lists_the_shipped_sweeps():
+    assert {"atari_nk", "cartpole_nk", "learner_scaling", "continuous_nk"} <= set(sweep_names())
+
+
+def test_unknown_sweep_suggests_the_closest_name():
+    with pytest.raises(UnknownNameError, match="Did you mean 'atari_nk'"):
+        load_sweep("atari_kn")
+
+
+def test_atari_nk_full_grid_is_games_by_n_by_k_by_seeds():
+    sweep = load_sweep("atari_nk")
+    trials = sweep.trials("full")
+    assert len(trials) == 3 * 5 * 4 * 5
+    cells = {(t.env, t.axes["n"], t.axes["k"]) for t in trials}
+    assert len(cells) == 60
+    assert {t.axes["n"] for t in trials} == {1, 2, 4, 8, 16}
+    assert {t.axes["k"] for t in trials} == {1, 2, 4, 8}
+    assert {t.env for t in trials} == {"ALE/Pong-v5", "ALE/Breakout-v5", "ALE/SpaceInvaders-v5"}
+
+
+def test_budgets_thin_the_grid_and_change_steps_never_axis_meaning():
+    sweep = load_sweep("cartpole_nk")
+    smoke, full = sweep.trials("smoke"), sweep.trials("full")
+    assert {t.axes["n"] for t in smoke} <= {t.axes["n"] for t in full}
+    assert set(smoke[0].axes) == set(full[0].axes)
+    assert sweep.budget("smoke").env_steps < sweep.budget("laptop").env_steps
+    assert sweep.budget("laptop").env_steps < sweep.budget("full").env_steps
+
+
+def test_seeds_and_overrides_reach_every_trial():
+    trials = load_sweep("cartpole_nk").trials("smoke", seeds=3, overrides={"lr": 0.001})
+    assert sorted({t.axes["seed"] for t in trials}) == [0, 1, 2]
+    assert all(t.overrides["lr"] == 0.001 for t in trials)
+
+
+def test_sweep_settings_apply_to_all_trials():
+    trials = load_sweep("learner_scaling").trials("smoke")
+    assert all(t.overrides["num_cpus_for_main_process"] == 0 for t in trials)
+
+
+def test_a_budget_may_not_add_values_to_an_axis():
+    with pytest.raises(SweepError, match="not in the sweep's grid"):
+        Sweep("bad", "", ("cartpole",), {"n": (1, 2)},
+              {"smoke": Budget(100, 1, "", axis_values={"n": (3,)})})  # fmt: skip
+
+
+def test_unknown_axis_and_budget_are_refused():
+    with pytest.raises(SweepError, match="unknown axes"):
+        Sweep("bad", "", ("cartpole",), {"batch": (1,)}, {})
+    with pytest.raises(UnknownNameError, match="Known: full, laptop, smoke"):
+        load_sweep("cartpole_nk").trials("huge")
+
+
+def test_dry_run_plan_shows_resources_concurrency_and_estimate(tmp_path):
+    plan = plan_sweep(load_sweep("atari_nk"), "smoke", TWO_CORES, tmp_path)
+    assert len(plan.trials) == 8
+    first = plan.trials[0]
+    assert first.request.totals == {"CPU": 2.0}
+    assert first.request.roles == ("main process", "env runner")
+    assert plan.concurrency == 1
+    assert 0 < plan.total_seconds < 3600
+    assert "8 trials x 3,000 env steps, 1 at once" in plan.estimate_line()
+
+
+def test_full_atari_sweep_on_a_laptop_says_it_is_far_beyond_the_machine(tmp_path):
+    plan = plan_sweep(load_sweep("atari_nk"), "full", TWO_CORES, tmp_path)
+    assert "far beyond this machine" in plan.estimate_line()
+
+
+def test_preflight_refuses_gpu_trials_on_a_cpu_only_cluster_naming_them(tmp_path):
+    plan = plan_sweep(load_sweep("learner_scaling"), "full", TWO_CORES, tmp_path)
+    with pytest.raises(PreflightError) as refused:
+        check_schedulable(plan)
+    message = str(refused.value)
+    assert "GPU" in message and "can never be scheduled" in message
+    assert "num_gpus_per_learner=0.5" in message
+    assert "\n" not in message
+
+
+def test_gpu_trials_plan_when_gpus_are_declared(tmp_path):
+    gpu_cluster = Cluster(({"CPU": 8.0, "GPU": 4.0},))
+    plan = plan_sweep(load_sweep("learner_scaling"), "full", gpu_cluster, tmp_path)
+    gpu_trials = [t for t in plan.trials if t.config.num_gpus_per_learner > 0]
+    assert gpu_trials and not any(missing_resources(t.request, gpu_cluster) for t in gpu_trials)
+    four_half = next(t for t in gpu_trials
+                     if t.config.num_learners == 4 and t.config.num_gpus_per_learner == 0.5)  # fmt: skip
+    assert four_half.request.totals["GPU"] == 2.0
+
+
+def test_concurrency_is_first_fit_over_nodes():
+    from suite.sweep.resources import ResourceRequest
+
+    one_cpu = ResourceRequest(({"CPU": 1.0},), ("main process",), "PACK")
+    two_nodes = Cluster(({"CPU": 2.0}, {"CPU": 1.0}))
+    assert concurrent_trials([one_cpu] * 5, two_nodes) == 3
+    split = ResourceRequest(({"CPU": 1.0}, {"CPU": 2.0}), ("main process", "learner"), "PACK")
+    assert concurrent_trials([split] * 2, two_nodes) == 1
+
+
+def test_estimates_come_from_measured_rates_and_fill_slots():
+    estimate = trial_estimate("pong", 1, 54_500, {})
+    assert estimate.seconds == pytest.approx(15.0 + 100.0)
+    assert math.isnan(trial_estimate("halfcheetah", 1, 1000, {}).seconds)
+    assert sweep_seconds([10, 10, 10, 10], 2) == 20
+    assert sweep_seconds([30, 10, 10, 10], 2) == 30
