@@ -93,9 +93,9 @@ def test_invalid_values_are_refused_with_a_clear_message(overrides, message):
 
 
 def test_unknown_names_list_the_known_ones():
-    with pytest.raises(UnknownNameError, match="Did you mean 'cartpole'.*Known: .*pong"):
+    with pytest.raises(UnknownNameError, match=r"Did you mean 'cartpole'.*Known: .*pong"):
         get_config("cartpol")
-    with pytest.raises(UnknownNameError, match="Known: .*ALE/Pong-v5"):
+    with pytest.raises(UnknownNameError, match=r"Known: .*ALE/Pong-v5"):
         config_for_env("Pong-v9")
 
 

@@ -100,8 +100,8 @@ def test_gpu_trials_plan_when_gpus_are_declared(tmp_path):
     plan = plan_sweep(load_sweep("learner_scaling"), "full", gpu_cluster, tmp_path)
     gpu_trials = [t for t in plan.trials if t.config.num_gpus_per_learner > 0]
     assert gpu_trials and not any(missing_resources(t.request, gpu_cluster) for t in gpu_trials)
-    four_half = next(t for t in gpu_trials
-                     if t.config.num_learners == 4 and t.config.num_gpus_per_learner == 0.5)  # fmt: skip
+    four_learners = [t for t in gpu_trials if t.config.num_learners == 4]
+    four_half = next(t for t in four_learners if t.config.num_gpus_per_learner == 0.5)
     assert four_half.request.totals["GPU"] == 2.0
 
 
