@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pytest
 
 from suite.dashboards.run_files import RunFileError, offline_run_files, read_offline_run
@@ -108,9 +109,10 @@ def test_trial_without_suite_metadata_is_a_clear_error():
 def test_metrics_use_the_schema_names_and_keep_nan():
     row = {column: 1.0 for column in ITERATION_COLUMNS}
     row |= {"episode_return_mean": 12.5, "buffer_drop_fraction": math.nan}
+    row |= {"env_steps": np.int64(4000)}  # numpy numbers from pandas count too
     row |= {"learner_wait_s": None, "env": "CartPole-v1"}
     metrics = wandb_metrics(row)
-    assert metrics["return/mean"] == 12.5
+    assert metrics["return/mean"] == 12.5 and metrics["progress/env_steps"] == 4000
     assert math.isnan(metrics["buffer/drop_fraction"])
     assert "learner/wait_s" not in metrics  # None is absent, never 0
     assert set(metrics) == set(METRIC_KEYS.values()) - {"learner/wait_s"}

@@ -9,6 +9,7 @@ iteration renamed by ``schema.METRIC_KEYS``, never Tune's raw flattened result.
 from __future__ import annotations
 
 import logging
+import numbers
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -88,7 +89,7 @@ def wandb_metrics(row: Mapping[str, Any]) -> dict[str, float]:
     return {
         key: row[column]
         for column, key in METRIC_KEYS.items()
-        if isinstance(row.get(column), int | float) and not isinstance(row[column], bool)
+        if isinstance(row.get(column), numbers.Real) and not isinstance(row[column], bool)
     }
 
 
