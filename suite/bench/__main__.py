@@ -1,0 +1,112 @@
+"""``python -m suite.bench``: measure the benchmark rows and write benchmarks/RESULTS.md.
+
+Every row by default; ``--rows a,b`` reruns some (the others keep their last measurement, with
+its date, in benchmarks/raw/); ``--quick`` shrinks budgets for development and marks its rows.
+Run it under ``flock /tmp/ray-train.lock`` on a shared machine: it trains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import sys
+from pathlib import Path
+
+from suite.bench.results_md import ROW_TITLES, render
+
+BENCH_DIR = Path("benchmarks")
+
+
+class BenchArgumentError(ValueError):
+    """A bad --rows value; the message lists the known rows."""
+
+
+def _with_ray(num_cpus: int, measure, *args):
+    """Run ``measure`` inside a fresh local Ray of ``num_cpus`` (declared) CPUs."""
+    import ray
+
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        return measure(*args)
+    finally:
+        ray.shutdown()
+
+
+def measure_row(row: str, quick: bool, address: str | None) -> dict:
+    from suite.bench import (
+        atari_sampling,
+        gpu_scaling,
+        packing,
+        report_scale,
+        suite_overhead,
+        time_to_return,
+    )
+
+    if row == "overhead":
+        return _with_ray(2, suite_overhead.measure, *((1, 15.0) if quick else (3, 30.0)))
+    if row == "race":
+        return _with_ray(time_to_return.DECLARED_CPUS, time_to_return.measure, quick)
+    if row == "atari":
+        args = (1, 30.0, 5.0) if quick else (2, 60.0, 15.0)
+        return _with_ray(atari_sampling.declared_cpus(), atari_sampling.measure, *args)
+    if row == "packing":
+        return packing.measure(("smoke",) if quick else ("smoke", "laptop"))
+    if row == "report":
+        sizes = ((250, 1_000),) if quick else report_scale.SIZES
+        seconds = report_scale.time_report_builds(sizes)
+        largest = seconds[max(seconds)]
+        return {"seconds": {f"{t:,} x {i:,}": s for (t, i), s in seconds.items()},
+                "target": report_scale.TARGET_S,
+                "met": None if quick else largest < report_scale.TARGET_S}  # fmt: skip
+    return gpu_scaling.measure(address)
+
+
+def machine() -> str:
+    import os
+
+    return f"{platform.node()} ({os.cpu_count()} CPU cores, {platform.processor() or 'cpu'})"
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m suite.bench", description=__doc__)
+    every = ",".join(ROW_TITLES)
+    parser.add_argument("--rows", default=every, help=f"rows to measure (default all: {every})")
+    parser.add_argument("--quick", action="store_true", help="tiny budgets, development only")
+    parser.add_argument("--address", help="Ray cluster HOST:PORT for the gpu row")
+    parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where RESULTS.md goes")
+    return parser.parse_args(argv)
+
+
+def chosen_rows(text: str) -> list[str]:
+    rows = [row.strip() for row in text.split(",") if row.strip()]
+    unknown = [row for row in rows if row not in ROW_TITLES]
+    if unknown or not rows:
+        raise BenchArgumentError(f"unknown --rows {unknown or text!r}: choose from "
+                                 f"{', '.join(ROW_TITLES)}")  # fmt: skip
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    try:
+        rows = chosen_rows(args.rows)
+    except BenchArgumentError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    raw_dir = args.out_dir / "raw"
+    raw_dir.mkdir(parents=True, exist_ok=True)
+    for row in rows:
+        print(f"{ROW_TITLES[row]} ...", flush=True)
+        record = {"row": row, "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
+                  "machine": machine(), "quick": args.quick,
+                  "data": measure_row(row, args.quick, args.address)}  # fmt: skip
+        (raw_dir / f"{row}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
+        (args.out_dir / "RESULTS.md").write_text(render(raw_dir))
+    print(f"wrote {args.out_dir / 'RESULTS.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Row "sweep packing": trial CPU-seconds over cluster CPU-seconds of a real ``cartpole_nk`` run.
+
+Runs ``python -m suite.sweep cartpole_nk --budget B --wandb off --no-report`` as a user would
+(a subprocess, so it starts its own Ray) and reads ``packing`` from the run's run.json; the
+per-trial timing.json files say where the rest went: trial set-up (held but not yet training)
+and gaps between trials (no trial holding CPUs).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from suite.store import schema
+from suite.store.writer import TIMING_FILE
+
+SWEEP = "cartpole_nk"
+TARGET = 0.95
+
+
+class PackingRunError(RuntimeError):
+    """The sweep subprocess failed; the message carries the end of its stderr."""
+
+
+def run_sweep(budget: str, results_root: Path) -> Path:
+    command = [sys.executable, "-m", "suite.sweep", SWEEP, "--budget", budget, "--wandb", "off",
+               "--no-report", "--results-dir", str(results_root)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise PackingRunError(f"{' '.join(command[1:])} exited {done.returncode}: "
+                              f"{done.stderr.strip()[-500:]}")  # fmt: skip
+    return next((results_root / SWEEP).iterdir())
+
+
+def where_time_went(run_dir: Path) -> dict:
+    """Run wall time against the time trials held their CPUs (from the start of their set-up to
+    their end); trials run one at a time here, so the rest is gaps between trials and the run's
+    own start-up and shut-down."""
+    meta = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+    started = dt.datetime.fromisoformat(meta["started_at"]).timestamp()
+    ended = dt.datetime.fromisoformat(meta["ended_at"]).timestamp()
+    spans = []
+    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{TIMING_FILE}"):
+        timing = json.loads(path.read_text())
+        spans.append((timing["started_at"], timing["ended_at"], timing["resources"].get("CPU")))
+    held = sum(end - begin for begin, end, _ in spans)
+    return {"run_wall_s": ended - started, "trial_held_s": held, "trials": len(spans),
+            "cpus_per_trial": sorted({cpus for *_, cpus in spans}),
+            "cluster_cpus": sum(node.get("CPU", 0.0) for node in meta["cluster"]["nodes"]),
+            "packing": meta["packing"]}  # fmt: skip
+
+
+def measure(budgets: tuple[str, ...] = ("smoke", "laptop")) -> dict:
+    results = {}
+    for budget in budgets:
+        with tempfile.TemporaryDirectory(prefix="suite-bench-packing-") as folder:
+            results[budget] = where_time_went(run_sweep(budget, Path(folder)))
+        print(f"  {budget}: packing {results[budget]['packing']:.3f}", flush=True)
+    return {"sweep": SWEEP, "budgets": results, "target": TARGET,
+            "met": all(row["packing"] >= TARGET for row in results.values())}  # fmt: skip

@@ -1,0 +1,77 @@
+"""Row "overhead": env steps/s of a CartPole trial run through the suite vs a bare RLlib script.
+
+A (bare): ``tune.Tuner("APPO", param_space=config)``, no suite callbacks, the tuned ``cartpole``
+config. B (suite): the same config as a one-trial sweep through ``suite.sweep.runner.start``:
+SuiteAPPO, the buffer accounting callback on every learner, the results-store writer and the
+progress view (W&B off). A and B alternate (A B A B ...), each for the same fixed training time;
+throughput is env steps per training second after the warm-up iterations, read from Tune's own
+``time_total_s`` on both sides, so the driver-side work of B's callbacks shows up as the cores it
+takes from training on this 2-core machine.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from suite.bench.curves import Curve
+from suite.bench.summary import spread
+from suite.bench.tune_runs import run_bare, stop_at
+from suite.configs.resolve import resolve
+from suite.store import schema
+from suite.sweep.plan import plan_sweep
+from suite.sweep.resources import connected_cluster
+from suite.sweep.rundir import new_run_dir
+from suite.sweep.runner import RunOptions, start
+from suite.sweep.spec import Budget, Sweep
+
+CONFIG = "cartpole"
+TARGET_RATIO = 0.97
+ENV_STEPS_CAP = 10_000_000  # never reached: the time budget decides
+
+
+def _one_trial_sweep(seconds: float) -> Sweep:
+    budget = Budget(env_steps=ENV_STEPS_CAP, seeds=1, max_trial_s=seconds,
+                    description="one trial for the overhead benchmark")  # fmt: skip
+    return Sweep(name="bench_overhead", description="overhead benchmark", configs=(CONFIG,),
+                 axes={}, budgets={"bench": budget})  # fmt: skip
+
+
+def run_through_suite(seconds: float, results_root: Path) -> Curve:
+    """One suite trial (seed 0) for ``seconds`` of training; its curve read back from the store."""
+    options = RunOptions(budget="bench", results_root=results_root, wandb_mode="off", report=False)
+    plan = plan_sweep(_one_trial_sweep(seconds), "bench", connected_cluster(), results_root)
+    run_dir = new_run_dir(results_root, plan.sweep.name)
+    start(plan, run_dir, options)
+    rows = pd.read_parquet(run_dir / schema.ITERATIONS_FILE).sort_values("iteration")
+    steps, seconds_col = rows["env_steps"].tolist(), rows["wall_time_s"].tolist()
+    return Curve(seconds=seconds_col, train_seconds=seconds_col, env_steps=steps,
+                 returns=rows["episode_return_mean"].tolist())  # fmt: skip
+
+
+def run_bare_rllib(seconds: float) -> Curve:
+    return run_bare(resolve(CONFIG, {"seed": 0}), stop_at(ENV_STEPS_CAP, seconds))
+
+
+def measure(repetitions: int = 3, seconds: float = 30.0) -> dict:
+    """Interleaved A/B repetitions; needs a Ray instance started by the caller."""
+    bare, suite = [], []
+    with tempfile.TemporaryDirectory(prefix="suite-bench-overhead-") as folder:
+        for repetition in range(repetitions):
+            bare.append(run_bare_rllib(seconds).steady_rate())
+            suite.append(run_through_suite(seconds, Path(folder)).steady_rate())
+            print(f"  repetition {repetition}: bare {bare[-1]:.0f}, suite {suite[-1]:.0f} "
+                  "env steps/s", flush=True)  # fmt: skip
+    ratio = float(np.median(suite) / np.median(bare))
+    return {
+        "config": CONFIG,
+        "seconds_per_run": seconds,
+        "bare": spread(bare).as_dict(),
+        "suite": spread(suite).as_dict(),
+        "ratio": ratio,
+        "target": TARGET_RATIO,
+        "met": ratio >= TARGET_RATIO,
+    }

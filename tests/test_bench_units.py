@@ -1,0 +1,92 @@
+"""Pure parts of suite.bench: curves, spreads, row choice and RESULTS.md rendering."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
+from suite.bench.curves import Curve
+from suite.bench.results_md import render
+from suite.bench.summary import spread
+from suite.bench.time_to_return import QUICK, summarize
+
+
+def _curve(returns, step=1000.0, seconds=2.0):
+    n = len(returns)
+    return Curve(seconds=[seconds * (i + 1) for i in range(n)],
+                 train_seconds=[seconds * i for i in range(n)],
+                 env_steps=[step * i for i in range(n)], returns=list(returns))  # fmt: skip
+
+
+def test_first_crossing_is_the_first_point_at_or_above_threshold():
+    curve = _curve([math.nan, 100.0, 449.9, 450.0, 300.0, 500.0])
+    assert curve.first_crossing(450.0) == (8.0, 3000.0)
+
+
+def test_first_crossing_never_reached_is_infinite():
+    assert curve_never().first_crossing(450.0) == (math.inf, math.inf)
+
+
+def curve_never():
+    return _curve([10.0, 20.0, 30.0])
+
+
+def test_steady_rate_skips_warm_up_iterations():
+    curve = Curve(seconds=[1, 2, 3, 4], train_seconds=[1.0, 2.0, 4.0, 6.0],
+                  env_steps=[0.0, 100.0, 1100.0, 2100.0], returns=[0.0] * 4)  # fmt: skip
+    assert curve.steady_rate(skip_iterations=2) == pytest.approx(500.0)
+    assert math.isnan(curve.steady_rate(skip_iterations=3))
+
+
+def test_spread_keeps_infinite_runs_last():
+    result = spread([3.0, 1.0, math.inf, 2.0, 5.0])
+    assert (result.median, result.min, result.max, result.n) == (3.0, 1.0, math.inf, 5)
+    assert (result.q1, result.q3) == (2.0, 5.0)
+    assert "not reached" in result.describe()
+
+
+def test_spread_refuses_nan():
+    with pytest.raises(ValueError, match="no NaN"):
+        spread([1.0, math.nan])
+
+
+def test_race_ratio_is_an_upper_bound_when_rllib_never_reaches():
+    curves = {"cartpole": [_curve([100.0, 460.0, 470.0, 480.0])],
+              "cartpole_rllib": [_curve([10.0, 20.0, 30.0, 40.0])]}  # fmt: skip
+    data = summarize(curves, QUICK)
+    assert data["rllib_censored"]
+    assert data["time_ratio"] == pytest.approx(4.0 / QUICK.seconds)
+    assert math.isnan(data["steps_ratio"])
+
+
+def test_race_ratio_of_medians():
+    curves = {"cartpole": [_curve([460.0, 470.0, 480.0, 490.0])],
+              "cartpole_rllib": [_curve([0.0, 0.0, 0.0, 460.0])]}  # fmt: skip
+    data = summarize(curves, QUICK)
+    assert data["time_ratio"] == pytest.approx(2.0 / 8.0)
+    assert data["met"]
+
+
+def test_chosen_rows_rejects_unknown_names():
+    assert chosen_rows("race, report") == ["race", "report"]
+    with pytest.raises(BenchArgumentError, match="choose from overhead"):
+        chosen_rows("race,speed")
+
+
+def test_cli_bad_rows_is_one_line_and_exit_2(capsys):
+    assert main(["--rows", "speed"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown --rows") and err.count("\n") == 1
+
+
+def test_render_marks_unmeasured_and_quick_rows(tmp_path):
+    record = {"row": "report", "measured_at": "2026-01-01T00:00", "machine": "box", "quick": True,
+              "data": {"seconds": {"250 x 1,000": 1.5}, "target": 10.0, "met": None}}  # fmt: skip
+    (tmp_path / "report.json").write_text(json.dumps(record))
+    text = render(tmp_path)
+    assert "| 250 x 1,000 | 1.50 |" in text
+    assert "--quick" in text
+    assert text.count("Not measured yet.") == 5
