@@ -18,6 +18,10 @@ How the circular buffer is observed (RLlib's ``ray/rllib/algorithms/appo/utils.p
   every sample, the in-flight one included. Learner wait is timed by wrapping ``get()``; for the
   ``get()`` already in flight it counts from attach time (``consumer_waiting=True``) until that
   ``get()`` takes its item, so only the wait before attaching is missed.
+- Occupancy is the number of usable samples (valid slots) just before each put.
+
+Attach before the first put, from the producer's thread (RLlib: ``on_algorithm_init``); a put
+already running in another thread at that moment would go unrecorded.
 """
 
 from __future__ import annotations
