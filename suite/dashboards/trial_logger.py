@@ -145,3 +145,10 @@ class SweepWandbCallback(WandbLoggerCallback):
             log.warning("W&B: no metrics for trial %s iteration %s: %s", trial, iteration, error)
             return
         super().log_trial_result(iteration, trial, metrics)
+
+    def log_trial_end(self, trial, failed: bool = False) -> None:
+        # Ray's logger assumes every ending trial was started; a trial that fails while its
+        # actor is being built never was (ray 2.60 then raises KeyError and stops the sweep).
+        if trial not in self._trial_queues:
+            return
+        super().log_trial_end(trial, failed=failed)

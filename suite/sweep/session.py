@@ -18,6 +18,9 @@ from suite.sweep.spec import Sweep
 
 def run_command(sweep: Sweep, options: RunOptions, args: argparse.Namespace,
                 console: Console) -> int:  # fmt: skip
+    from suite.dashboards.settings import resolve_mode
+
+    options.wandb_mode = resolve_mode(options.wandb_mode)  # once: one warning at most
     if args.resume:
         run_dir = find_run_dir(options.results_root, sweep.name, _run_id(args.resume))
         console.print(f"Resuming {run_dir}")
@@ -62,10 +65,14 @@ def _report(run_dir: Path, options: RunOptions, console: Console) -> None:
     from suite.dashboards.settings import resolve_settings
     from suite.dashboards.summary_run import log_summary_run
     from suite.report.build import build_report
+    from suite.report.export import export_figures
 
     report = build_report(run_dir)
     console.print(f"Results: {run_dir}")
     wandb = resolve_settings(options.wandb_mode, run_dir, options.wandb_entity,
                              options.wandb_project)  # fmt: skip
-    log_summary_run(wandb, run_dir, report)
+    if wandb.enabled:
+        figures = run_dir / "figures"
+        export_figures(report, figures)
+        log_summary_run(wandb, run_dir, report, figures_dir=figures)
     console.print(f"Report: {report.resolve()}")
