@@ -9,8 +9,18 @@ from suite.report.build import build_report
 from suite.report.compare import build_comparison
 
 
+EXIT_BAD_INPUT = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (argparse prints the whole usage block)."""
+
+    def error(self, message: str) -> None:
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m suite.report",
         description="Build the tuning-guide HTML report of a results folder, or compare two runs.",
     )
@@ -32,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
             path = build_comparison(*args.compare, out_path=args.out)
         else:
             path = build_report(args.results_dir, out_path=args.out)
-    except ValueError as error:
+    except (ValueError, OSError) as error:  # OSError: e.g. an --out that cannot be written
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     print(path)
     return 0
 
