@@ -1,0 +1,144 @@
+"""Bad input costs seconds: exit code 2, one line on stderr naming the problem and the fix, no
+traceback, nothing started and nothing on disk touched. Real subprocesses, no Ray needed."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from suite.store import schema
+from suite.store.synthetic import write_synthetic_run
+
+REPO = Path(__file__).resolve().parents[1]
+HANG_GUARD_S = 60  # these fail during planning; the bound only catches a hang
+
+
+def run_cli(module: str, *args: str) -> tuple[subprocess.CompletedProcess, float]:
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", module, *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=HANG_GUARD_S)  # fmt: skip
+    return done, time.monotonic() - started
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file under ``root`` with a hash of its bytes."""
+    return {str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(root.rglob("*")) if path.is_file()}  # fmt: skip
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess, *words: str) -> str:
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ") and "Traceback" not in done.stderr
+    for word in words:
+        assert word.lower() in lines[0].lower(), (word, lines[0])
+    return lines[0]
+
+
+@pytest.fixture
+def results_root(tmp_path):
+    """A results folder that already holds a finished run (which bad input must not touch)."""
+    root = tmp_path / "results"
+    write_synthetic_run(root / "cartpole_nk" / "20250101-000000-abcdef", 4, 5, seed=1)
+    return root
+
+
+SWEEP_CASES = {
+    "unknown sweep": (["cartpole_nkk"], ["unknown sweep", "did you mean 'cartpole_nk'"]),
+    "unknown budget": (["cartpole_nk", "--budget", "huge"], ["unknown budget", "smoke"]),
+    "N zero": (["cartpole_nk", "--set", "n=0"], ["circular_buffer_num_batches", "--set n="]),
+    "N negative": (["cartpole_nk", "--set", "n=-3"], ["num_batches", "positive integer"]),
+    "K fractional": (["cartpole_nk", "--set", "k=1.5"], ["iterations_per_batch", "--set k="]),
+    "K not a number": (["cartpole_nk", "--set", "k=two"], ["iterations_per_batch", "'two'"]),
+    "unknown key": (["cartpole_nk", "--set", "lr_typo=0.1"], ["unknown config key 'lr_typo'"]),
+    "not KEY=VALUE": (["cartpole_nk", "--set", "n"], ["KEY=VALUE"]),
+    "zero seeds": (["cartpole_nk", "--seeds", "0"], ["--seeds", "at least 1"]),
+    "unreachable address": (
+        ["cartpole_nk", "--address", "127.0.0.1:9"],
+        ["no ray cluster reachable at 127.0.0.1:9", "ray start"],
+    ),
+    "malformed address": (["cartpole_nk", "--address", "nohostport"], ["host:port"]),
+}
+
+
+@pytest.mark.parametrize("case", SWEEP_CASES, ids=list(SWEEP_CASES))
+def test_bad_sweep_input_is_one_line_and_touches_nothing(case, results_root):
+    args, words = SWEEP_CASES[case]
+    before = snapshot(results_root)
+    done, _ = run_cli("suite.sweep", *args, "--results-dir", str(results_root), "--wandb", "off")
+    assert_one_line_error(done, *words)
+    assert snapshot(results_root) == before
+    assert not list((results_root / "cartpole_nk").glob("2*-*")) == []  # the old run is still there
+    assert len(list((results_root / "cartpole_nk").iterdir())) == 1  # and no new run folder
+
+
+def test_gpus_on_a_cpu_only_cluster_are_refused_fast(tmp_path):
+    done, seconds = run_cli("suite.sweep", "learner_scaling", "--budget", "full",
+                            "--results-dir", str(tmp_path), "--wandb", "off")  # fmt: skip
+    print(f"learner_scaling --budget full refused in {seconds:.1f} s")
+    line = assert_one_line_error(done, "GPU", "can never be scheduled", "--address")
+    assert "num_gpus_per_learner=1" in line
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "unwritable",
+    [lambda tmp: tmp / "a_file" / "results", lambda tmp: Path("/proc/suite-results")],
+    ids=["under a regular file", "under /proc"],
+)
+def test_unwritable_results_folder(unwritable, tmp_path):
+    (tmp_path / "a_file").write_text("not a folder")
+    target = unwritable(tmp_path)
+    done, _ = run_cli("suite.sweep", "cartpole_nk", "--results-dir", str(target), "--wandb", "off")
+    assert_one_line_error(done, str(target), "cannot be written", "--results-dir")
+    assert (tmp_path / "a_file").read_text() == "not a folder"
+
+
+def test_resume_without_a_run_names_the_folder(results_root):
+    before = snapshot(results_root)
+    done, _ = run_cli("suite.sweep", "cartpole_nk", "--resume", "no-such-run",
+                      "--results-dir", str(results_root))  # fmt: skip
+    assert_one_line_error(done, "no resumable run 'no-such-run'")
+    assert snapshot(results_root) == before
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _garble(path: Path) -> None:
+    path.write_bytes(b"PAR1" + b"\x00garbage" * 50)
+
+
+@pytest.mark.parametrize("damage", [_truncate, _garble], ids=["truncated", "corrupt"])
+@pytest.mark.parametrize("table", [schema.TRIALS_FILE, schema.ITERATIONS_FILE])
+def test_report_of_a_damaged_parquet(damage, table, tmp_path):
+    run = write_synthetic_run(tmp_path / "run", 4, 5, seed=2)
+    damage(run / table)
+    before = snapshot(tmp_path)
+    done, _ = run_cli("suite.report", str(run), "--out", str(tmp_path / "report.html"))
+    assert_one_line_error(done, table, "corrupt or truncated")
+    assert snapshot(tmp_path) == before
+
+
+def test_report_of_an_empty_folder(tmp_path):
+    done, _ = run_cli("suite.report", str(tmp_path))
+    assert_one_line_error(done, str(tmp_path), "holds no results")
+
+
+def test_report_without_arguments():
+    done, _ = run_cli("suite.report")
+    assert_one_line_error(done, "RESULTS_DIR")
+
+
+def test_report_to_an_unwritable_path(tmp_path):
+    run = write_synthetic_run(tmp_path / "run", 4, 5, seed=3)
+    (tmp_path / "a_file").write_text("x")
+    done, _ = run_cli("suite.report", str(run), "--out", str(tmp_path / "a_file" / "r.html"))
+    assert_one_line_error(done, "a_file")
