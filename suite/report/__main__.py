@@ -8,7 +8,6 @@ import sys
 from suite.report.build import build_report
 from suite.report.compare import build_comparison
 
-
 EXIT_BAD_INPUT = 2
 
 
