@@ -23,8 +23,8 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from suite.collect.accounting import IterationHarvest, attach_accountant
 from suite.collect.ledger import SNAPSHOT_KEYS, ratio
+from suite.collect.rows import BUFFER_RESULT_KEY
 
-BUFFER_RESULT_KEY = "suite_buffer"
 LEARNER_ATTRIBUTE = "_suite_buffer_accountant"
 SUMMED_KEYS = tuple(
     key
