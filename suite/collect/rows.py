@@ -66,7 +66,8 @@ def learner_rows(result: Mapping[str, Any], trial_id: str) -> list[dict[str, Any
     iteration = int(result["training_iteration"])
     rows = []
     for rank, counters in sorted(per_learner.items(), key=lambda item: int(item[0])):
-        row = {"trial_id": trial_id, "iteration": iteration, "learner": int(rank)}
-        row |= buffer_values(counters, LEARNER_COLUMNS)
+        # ids last: buffer_values fills every LEARNER_COLUMNS name, ids included, with NaN
+        row = buffer_values(counters, LEARNER_COLUMNS)
+        row |= {"trial_id": trial_id, "iteration": iteration, "learner": int(rank)}
         rows.append({column: row.get(column, NAN) for column in LEARNER_COLUMNS})
     return rows
