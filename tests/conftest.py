@@ -13,3 +13,26 @@ def ray_session():
     ray.init(num_cpus=2, include_dashboard=False)
     yield
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A real two-node Ray cluster on loopback, started with ``ray start`` for the session: a head
+    and a worker node of 2 CPUs each (one CartPole trial each), told apart by the custom
+    resources ``head_node`` and ``worker_node``. Sweeps reach it with ``--address``; a killed
+    sweep leaves it running."""
+    from ray_cluster import start_head
+
+    cluster = start_head(num_cpus=2, resources={"head_node": 1})
+    try:
+        cluster.add_worker(num_cpus=2, resources={"worker_node": 1})
+        nodes = cluster.wait_for_nodes(2)
+        assert len(nodes) == 2, f"the worker node did not join: {nodes}"
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_cluster_address(ray_cluster) -> str:
+    return ray_cluster.address

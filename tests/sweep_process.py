@@ -1,0 +1,71 @@
+"""Run ``python -m suite.sweep`` as a real subprocess in its own process group; watch its store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from ray_cluster import client_env
+
+from suite.store import schema
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class SweepProcess:
+    process: subprocess.Popen
+    log: Path
+
+    def wait(self, timeout: float) -> int:
+        return self.process.wait(timeout=timeout)
+
+    def signal_group(self, signum: int) -> None:
+        os.killpg(self.process.pid, signum)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.signal_group(signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+
+def start_sweep(log: Path, *args: str) -> SweepProcess:
+    handle = log.open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "suite.sweep", *args, "--wandb", "off"],
+        cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**client_env(), "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    handle.close()
+    return SweepProcess(process, log)
+
+
+def run_dirs(results_root: Path, sweep: str) -> list[Path]:
+    return sorted(path for path in (results_root / sweep).glob("*") if path.is_dir())
+
+
+def read_trials(run_dir: Path) -> pd.DataFrame:
+    path = run_dir / schema.TRIALS_FILE
+    return pd.read_parquet(path) if path.exists() else pd.DataFrame(columns=["status"])
+
+
+def wait_until(condition: Callable[[], bool], sweep: SweepProcess, timeout: float) -> None:
+    """Poll ``condition`` until true; fail early if the sweep exits first."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if sweep.process.poll() is not None:
+            raise AssertionError(f"sweep exited ({sweep.process.returncode}) before the "
+                                 f"condition held:\n{sweep.output()[-3000:]}")  # fmt: skip
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s:\n{sweep.output()[-3000:]}")
+        time.sleep(0.5)
