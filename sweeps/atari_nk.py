@@ -10,19 +10,24 @@ SWEEP = Sweep(
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8)},
     budgets={
         "smoke": Budget(
-            env_steps=3_000, seeds=1, configs=("pong", "breakout"),
+            env_steps=3_000,
+            seeds=1,
+            configs=("pong", "breakout"),
             axis_values={"n": (1, 4), "k": (1, 2)},
             description="8 short trials on real ALE frames: the whole pipeline in ~10 min, 2 cores",
         ),
         "laptop": Budget(
-            env_steps=40_000, seeds=1, configs=("pong",),
+            env_steps=40_000,
+            seeds=1,
+            configs=("pong",),
             axis_values={"n": (1, 4, 16), "k": (1, 2, 4, 8)},
             description="Pong, 12 trials: buffer behaviour (drops, reuse, throughput) in ~40 min; "
             "too few steps for returns to separate",
         ),
         "full": Budget(
-            env_steps=10_000_000, seeds=5,
+            env_steps=10_000_000,
+            seeds=5,
             description="the real experiment: 3 games x 20 cells x 5 seeds x 10M steps (cluster)",
         ),
     },
-)  # fmt: skip
+)

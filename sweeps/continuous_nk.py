@@ -10,18 +10,23 @@ SWEEP = Sweep(
     axes={"n": (4, 16, 32), "k": (1, 5, 10, 20, 32)},
     budgets={
         "smoke": Budget(
-            env_steps=4_000, seeds=1, configs=("pendulum",),
+            env_steps=4_000,
+            seeds=1,
+            configs=("pendulum",),
             axis_values={"n": (16,), "k": (1, 10)},
             description="Pendulum, K=1 vs K=10, a few iterations each",
         ),
         "laptop": Budget(
-            env_steps=100_000, seeds=1, configs=("pendulum",),
+            env_steps=100_000,
+            seeds=1,
+            configs=("pendulum",),
             axis_values={"n": (4, 16), "k": (1, 5, 10, 20)},
             description="Pendulum, 8 cells x 100k steps on 2 cores",
         ),
         "full": Budget(
-            env_steps=10_000_000, seeds=5,
+            env_steps=10_000_000,
+            seeds=5,
             description="both envs x 15 cells x 5 seeds x 10M steps (HalfCheetah needs mujoco)",
         ),
     },
-)  # fmt: skip
+)

@@ -23,4 +23,4 @@ SWEEP = Sweep(
     budgets={
         "smoke": Budget(env_steps=2_000, seeds=2, description="2 trials, one crashing"),
     },
-)  # fmt: skip
+)

@@ -12,18 +12,21 @@ SWEEP = Sweep(
     settings={"num_cpus_for_main_process": 0},
     budgets={
         "smoke": Budget(
-            env_steps=3_000, seeds=1,
+            env_steps=3_000,
+            seeds=1,
             axis_values={"num_learners": (0, 1), "num_gpus_per_learner": (0,)},
             description="local vs one remote CPU learner, a few iterations each",
         ),
         "laptop": Budget(
-            env_steps=40_000, seeds=2,
+            env_steps=40_000,
+            seeds=2,
             axis_values={"num_learners": (0, 1), "num_gpus_per_learner": (0,)},
             description="local vs one remote CPU learner, 2 seeds: what fits 2 cores",
         ),
         "full": Budget(
-            env_steps=5_000_000, seeds=3,
+            env_steps=5_000_000,
+            seeds=3,
             description="all 12 settings x 3 seeds x 5M steps: needs a GPU cluster",
         ),
     },
-)  # fmt: skip
+)

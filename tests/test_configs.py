@@ -100,8 +100,13 @@ def test_unknown_names_list_the_known_ones():
 
 
 def test_registry_cli_lists_at_least_seven_configs():
-    out = subprocess.run([sys.executable, "-m", "suite.configs"], capture_output=True, text=True,
-                         check=True, timeout=120).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "suite.configs"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
     listed = [name for name in NAMES if f" {name} " in out]
     assert len(listed) >= 7, out
     assert "ALE/SpaceInvaders-v5" in out and "HalfCheetah-v5" in out

@@ -25,10 +25,17 @@ def html(run_dir, tmp_path_factory):
 
 def test_every_section_is_there(html):
     for heading in (
-        "Recommendation", "Learning curves", "N × K heatmaps", "Buffer diagnostics over time",
-        "Buffer model: predicted vs measured", "Tuning advice", "Scaling with learners and GPUs",
-        "Failed trials", "All trials", "Run metadata",
-    ):  # fmt: skip
+        "Recommendation",
+        "Learning curves",
+        "N × K heatmaps",
+        "Buffer diagnostics over time",
+        "Buffer model: predicted vs measured",
+        "Tuning advice",
+        "Scaling with learners and GPUs",
+        "Failed trials",
+        "All trials",
+        "Run metadata",
+    ):
         assert heading in html
     assert "http://" not in html and "https://" not in html  # self-contained
     assert (

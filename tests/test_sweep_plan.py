@@ -58,8 +58,13 @@ def test_sweep_settings_apply_to_all_trials():
 
 def test_a_budget_may_not_add_values_to_an_axis():
     with pytest.raises(SweepError, match="not in the sweep's grid"):
-        Sweep("bad", "", ("cartpole",), {"n": (1, 2)},
-              {"smoke": Budget(100, 1, "", axis_values={"n": (3,)})})  # fmt: skip
+        Sweep(
+            "bad",
+            "",
+            ("cartpole",),
+            {"n": (1, 2)},
+            {"smoke": Budget(100, 1, "", axis_values={"n": (3,)})},
+        )
 
 
 def test_unknown_axis_and_budget_are_refused():

@@ -59,10 +59,11 @@ def test_atari_env_gives_real_preprocessed_ale_frames():
 
 def test_pong_config_trains_on_the_cpu(ray_session):
     config = (
-        get_config("pong").build()
+        get_config("pong")
+        .build()
         .callbacks(BufferAccountingCallback)
         .reporting(min_time_s_per_iteration=3.0)
-    )  # fmt: skip
+    )
     results = _train(config, env_steps=1_500, max_seconds=120)
     last = results[-1]
     assert last["num_env_steps_sampled_lifetime"] >= 1_500

@@ -14,9 +14,14 @@ def main() -> None:
         table.add_column(column, overflow="fold")
     for tuned in all_configs():
         table.add_row(
-            tuned.name, tuned.env, str(tuned.default_n), str(tuned.default_k),
-            f"{tuned.threshold:g}", tuned.expected, tuned.source,
-        )  # fmt: skip
+            tuned.name,
+            tuned.env,
+            str(tuned.default_n),
+            str(tuned.default_k),
+            f"{tuned.threshold:g}",
+            tuned.expected,
+            tuned.source,
+        )
     Console(width=160).print(table)
 
 

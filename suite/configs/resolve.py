@@ -62,19 +62,30 @@ def _is_int(value: Any) -> bool:
 
 def validate(config: APPOConfig) -> None:
     n, k = config.circular_buffer_num_batches, config.circular_buffer_iterations_per_batch
-    _require(_is_int(n) and n > 0, f"N (circular_buffer_num_batches) must be a positive integer, "
-             f"got {n!r}: e.g. --set n=4")  # fmt: skip
-    _require(_is_int(k) and k > 0, f"K (circular_buffer_iterations_per_batch) must be a positive "
-             f"integer, got {k!r}: e.g. --set k=2")  # fmt: skip
+    _require(
+        _is_int(n) and n > 0,
+        f"N (circular_buffer_num_batches) must be a positive integer, got {n!r}: e.g. --set n=4",
+    )
+    _require(
+        _is_int(k) and k > 0,
+        f"K (circular_buffer_iterations_per_batch) must be a positive "
+        f"integer, got {k!r}: e.g. --set k=2",
+    )
     learners = config.num_learners
-    _require(_is_int(learners) and learners >= 0,
-             f"num_learners must be an integer >= 0, got {learners!r}")  # fmt: skip
+    _require(
+        _is_int(learners) and learners >= 0,
+        f"num_learners must be an integer >= 0, got {learners!r}",
+    )
     gpus = config.num_gpus_per_learner
-    _require(isinstance(gpus, numbers.Real) and not isinstance(gpus, bool) and gpus >= 0,
-             f"num_gpus_per_learner must be a number >= 0, got {gpus!r}")  # fmt: skip
+    _require(
+        isinstance(gpus, numbers.Real) and not isinstance(gpus, bool) and gpus >= 0,
+        f"num_gpus_per_learner must be a number >= 0, got {gpus!r}",
+    )
     runners = config.num_env_runners
-    _require(_is_int(runners) and runners >= 0,
-             f"num_env_runners must be an integer >= 0, got {runners!r}")  # fmt: skip
+    _require(
+        _is_int(runners) and runners >= 0,
+        f"num_env_runners must be an integer >= 0, got {runners!r}",
+    )
 
 
 def _json_safe(value: Any) -> Any:

@@ -78,9 +78,10 @@ def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple
     iterations = run.iterations[run.iterations["trial_id"].isin(ids)]
     learner_rows = run.learners[run.learners["trial_id"].isin(ids)]
     mine = cells[
-        (cells["env"] == env) & (cells["num_learners"] == learners)
+        (cells["env"] == env)
+        & (cells["num_learners"] == learners)
         & (cells["num_gpus_per_learner"] == gpus)
-    ]  # fmt: skip
+    ]
     thresholds = trials["threshold"].dropna()
     threshold = float(thresholds.iloc[0]) if len(thresholds) else None
     return {

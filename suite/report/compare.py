@@ -24,9 +24,15 @@ def compare_table(cells_a: pd.DataFrame, cells_b: pd.DataFrame) -> pd.DataFrame:
             b = [record[f"{column}_{part}_b"] for part in ("point", "low", "high")]
             known = not pd.isna([*a[1:], *b[1:]]).any()
             moved = known and (a[2] < b[1] or b[2] < a[1])
-            rows.append({key: record[key] for key in analysis.CELL} | {
-                "metric": LABELS[column], "a": a, "b": b, "moved": bool(moved),
-            })  # fmt: skip
+            rows.append(
+                {key: record[key] for key in analysis.CELL}
+                | {
+                    "metric": LABELS[column],
+                    "a": a,
+                    "b": b,
+                    "moved": bool(moved),
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -167,11 +167,26 @@ def scaling(trials: pd.DataFrame) -> dict:
 
 
 TABLE_COLUMNS = [
-    "trial_id", "env", "n", "k", "num_learners", "num_gpus_per_learner", "seed", "status",
-    "num_iterations", "env_steps", "wall_time_s", "final_return", "iqm_return_last10pct",
-    "seconds_to_threshold", "mean_env_steps_per_s", "drop_fraction", "reuse",
-    "staleness_updates_mean", "error",
-]  # fmt: skip
+    "trial_id",
+    "env",
+    "n",
+    "k",
+    "num_learners",
+    "num_gpus_per_learner",
+    "seed",
+    "status",
+    "num_iterations",
+    "env_steps",
+    "wall_time_s",
+    "final_return",
+    "iqm_return_last10pct",
+    "seconds_to_threshold",
+    "mean_env_steps_per_s",
+    "drop_fraction",
+    "reuse",
+    "staleness_updates_mean",
+    "error",
+]
 
 
 def trial_rows(trials: pd.DataFrame) -> list[list]:

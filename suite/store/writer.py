@@ -141,9 +141,16 @@ class StoreWriter(Callback):
         if path.exists():
             return
         config = resolve(spec["config_name"], spec["axes"], spec["overrides"])
-        write_json(path, {"trial_id": trial_id, "spec": spec, "axes": self._axes[trial_id],
-                          "resolved_config": to_serializable(config),
-                          "run": self.run_metadata})  # fmt: skip
+        write_json(
+            path,
+            {
+                "trial_id": trial_id,
+                "spec": spec,
+                "axes": self._axes[trial_id],
+                "resolved_config": to_serializable(config),
+                "run": self.run_metadata,
+            },
+        )
 
     def _write_timing(self, trial: Any, event: str, when: float | None = None) -> None:
         """When the trial held its resources, and which: for measuring how well a sweep packs."""
@@ -162,10 +169,13 @@ class StoreWriter(Callback):
 
     def _write_parts(self, trial_id: str) -> None:
         directory = self._trial_dir(trial_id)
-        write_parquet(directory / PART_ITERATIONS,
-                      _frame(self._iterations[trial_id], schema.ITERATION_COLUMNS))  # fmt: skip
-        write_parquet(directory / PART_LEARNERS,
-                      _frame(self._learners[trial_id], schema.LEARNER_COLUMNS))  # fmt: skip
+        write_parquet(
+            directory / PART_ITERATIONS,
+            _frame(self._iterations[trial_id], schema.ITERATION_COLUMNS),
+        )
+        write_parquet(
+            directory / PART_LEARNERS, _frame(self._learners[trial_id], schema.LEARNER_COLUMNS)
+        )
 
     def _summary_row(self, trial_id: str) -> dict:
         status, error = self._status[trial_id]
@@ -182,10 +192,10 @@ class StoreWriter(Callback):
         """Rewrite the run-level tables from every trial's rows."""
         iterations = [row for rows in self._iterations.values() for row in rows]
         learners = [row for rows in self._learners.values() for row in rows]
-        write_parquet(self.run_dir / schema.ITERATIONS_FILE,
-                      _frame(iterations, schema.ITERATION_COLUMNS))  # fmt: skip
-        write_parquet(self.run_dir / schema.LEARNERS_FILE,
-                      _frame(learners, schema.LEARNER_COLUMNS))  # fmt: skip
+        write_parquet(
+            self.run_dir / schema.ITERATIONS_FILE, _frame(iterations, schema.ITERATION_COLUMNS)
+        )
+        write_parquet(self.run_dir / schema.LEARNERS_FILE, _frame(learners, schema.LEARNER_COLUMNS))
         if self._axes:
             self._write_trials()
 

@@ -93,7 +93,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wandb-entity", help="W&B entity (default: your key's)")
     p.add_argument("--wandb-project", help="W&B project (default: the sweep's name)")
     p.add_argument("--no-report", action="store_true", help="skip building the HTML report")
-    return p  # fmt: skip
+    return p
 
 
 def parse_overrides(pairs: list[str]) -> dict:
@@ -112,12 +112,18 @@ def parse_overrides(pairs: list[str]) -> dict:
 
 def options_from(args: argparse.Namespace) -> RunOptions:
     return RunOptions(
-        budget=args.budget, seeds=args.seeds, overrides=parse_overrides(args.set),
-        address=args.address or None, results_root=args.results_dir,
-        max_concurrent=args.max_concurrent, max_failures=args.max_failures,
-        wandb_mode=args.wandb, wandb_entity=args.wandb_entity,
-        wandb_project=args.wandb_project, report=not args.no_report,
-    )  # fmt: skip
+        budget=args.budget,
+        seeds=args.seeds,
+        overrides=parse_overrides(args.set),
+        address=args.address or None,
+        results_root=args.results_dir,
+        max_concurrent=args.max_concurrent,
+        max_failures=args.max_failures,
+        wandb_mode=args.wandb,
+        wandb_entity=args.wandb_entity,
+        wandb_project=args.wandb_project,
+        report=not args.no_report,
+    )
 
 
 def print_sweeps(console: Console) -> None:
@@ -126,26 +132,42 @@ def print_sweeps(console: Console) -> None:
         table.add_column(column, overflow="fold")
     for name in sweep_names():
         sweep = load_sweep(name)
-        budgets = "; ".join(f"{b}: {len(sweep.trials(b))} x {sweep.budget(b).env_steps:,}"
-                            for b in sweep.budgets)  # fmt: skip
+        budgets = "; ".join(
+            f"{b}: {len(sweep.trials(b))} x {sweep.budget(b).env_steps:,}" for b in sweep.budgets
+        )
         table.add_row(name, sweep.question or sweep.description, budgets)
     console.print(table)
 
 
 def print_plan(plan: Plan, console: Console) -> None:
     table = Table(title=f"{plan.sweep.name} ({plan.budget}): {len(plan.trials)} trials")
-    for column in ("#", "env", "N", "K", "learners", "GPUs/learner", "env runners", "seed",
-                   "resources (bundles)", "est."):  # fmt: skip
+    for column in (
+        "#",
+        "env",
+        "N",
+        "K",
+        "learners",
+        "GPUs/learner",
+        "env runners",
+        "seed",
+        "resources (bundles)",
+        "est.",
+    ):
         table.add_column(column, overflow="fold")
     for trial in plan.trials:
         config = trial.config
         table.add_row(
-            str(trial.index), trial.spec.env, str(config.circular_buffer_num_batches),
-            str(config.circular_buffer_iterations_per_batch), str(config.num_learners),
-            f"{config.num_gpus_per_learner:g}", str(config.num_env_runners),
-            str(trial.spec.axes["seed"]), trial.request.describe(),
+            str(trial.index),
+            trial.spec.env,
+            str(config.circular_buffer_num_batches),
+            str(config.circular_buffer_iterations_per_batch),
+            str(config.num_learners),
+            f"{config.num_gpus_per_learner:g}",
+            str(config.num_env_runners),
+            str(trial.spec.axes["seed"]),
+            trial.request.describe(),
             format_duration(trial.estimate.seconds),
-        )  # fmt: skip
+        )
     console.print(table)
     console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")
     console.print(f"Estimate: {plan.estimate_line()}")

@@ -33,8 +33,11 @@ def measured_rates(results_root: Path) -> dict[str, float]:
     frames = []
     for path in Path(results_root).glob(f"*/*/{schema.TRIALS_FILE}"):
         try:
-            frames.append(pd.read_parquet(path, columns=["config_name", "num_env_runners",
-                                                         "mean_env_steps_per_s"]))  # fmt: skip
+            frames.append(
+                pd.read_parquet(
+                    path, columns=["config_name", "num_env_runners", "mean_env_steps_per_s"]
+                )
+            )
         except (OSError, ValueError):
             continue  # a damaged earlier run must not stop a new one from planning
     if not frames:
@@ -50,8 +53,9 @@ class TrialEstimate:
     source: str
 
 
-def trial_estimate(config_name: str, env_runners: int, env_steps: int,
-                   earlier_per_runner: dict[str, float]) -> TrialEstimate:  # fmt: skip
+def trial_estimate(
+    config_name: str, env_runners: int, env_steps: int, earlier_per_runner: dict[str, float]
+) -> TrialEstimate:
     runners = max(env_runners, 1)
     if config_name in earlier_per_runner:
         rate, source = earlier_per_runner[config_name] * runners, "earlier runs in results/"

@@ -20,8 +20,9 @@ def git_commit() -> str:
     """The suite's commit, with ``+dirty`` when the work tree has changes; "unknown" outside git."""
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
-                              timeout=10, check=True).stdout.strip()  # fmt: skip
+        return subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
 
     try:
         commit = git("rev-parse", "HEAD")

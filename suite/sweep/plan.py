@@ -61,11 +61,12 @@ class Plan:
 
     def estimate_line(self) -> str:
         seconds = self.total_seconds
-        line = (f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
-                f"once on {self.cluster.describe()}: about {format_duration(seconds)}")  # fmt: skip
+        line = (
+            f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
+            f"once on {self.cluster.describe()}: about {format_duration(seconds)}"
+        )
         if not math.isnan(seconds) and seconds > FAR_BEYOND_S:
-            line += (" -- far beyond this machine: use a smaller --budget or a cluster "
-                     "(--address)")  # fmt: skip
+            line += " -- far beyond this machine: use a smaller --budget or a cluster (--address)"
         return line
 
 
@@ -95,8 +96,10 @@ def check_schedulable(plan: Plan) -> None:
     if not refused:
         return
     missing = sorted({problem.resource for _, problems in refused for problem in problems})
-    named = "; ".join(f"#{trial.index} [{trial.spec.label()}] {problems[0].text}"
-                      for trial, problems in refused[:4])  # fmt: skip
+    named = "; ".join(
+        f"#{trial.index} [{trial.spec.label()}] {problems[0].text}"
+        for trial, problems in refused[:4]
+    )
     more = f" (and {len(refused) - 4} more)" if len(refused) > 4 else ""
     raise PreflightError(
         f"{len(refused)} of {len(plan.trials)} trials can never be scheduled on this cluster "

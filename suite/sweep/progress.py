@@ -63,8 +63,13 @@ class SweepProgress:
         for column in ("trial", "status", "env steps", "return", "steps/s"):
             table.add_column(column, justify="left" if column in ("trial", "status") else "right")
         for line in self._visible_lines():
-            table.add_row(line.label, line.status, f"{line.env_steps:,.0f}",
-                          _number(line.episode_return), _number(line.steps_per_s))  # fmt: skip
+            table.add_row(
+                line.label,
+                line.status,
+                f"{line.env_steps:,.0f}",
+                _number(line.episode_return),
+                _number(line.steps_per_s),
+            )
         return Group(head, table)
 
     def _visible_lines(self, limit: int = 12) -> list[TrialLine]:

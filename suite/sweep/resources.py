@@ -60,8 +60,10 @@ def _role_bundles(config: APPOConfig) -> list[tuple[str, dict[str, float]]]:
 
 def resource_request(config: APPOConfig) -> ResourceRequest:
     factory = APPO.default_resource_request(config)
-    named = [(role, {k: float(v) for k, v in bundle.items() if v})
-             for role, bundle in _role_bundles(config)]  # fmt: skip
+    named = [
+        (role, {k: float(v) for k, v in bundle.items() if v})
+        for role, bundle in _role_bundles(config)
+    ]
     named = [(role, bundle) for role, bundle in named if bundle]  # Tune drops empty bundles
     if [bundle for _, bundle in named] != [dict(b) for b in factory.bundles]:
         named = [("worker", dict(bundle)) for bundle in factory.bundles]  # e.g. evaluation runners
@@ -89,8 +91,14 @@ def connected_cluster() -> Cluster:
     import ray
 
     nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
-    keep = [{k: v for k, v in node.items() if not k.startswith(("node:", "memory",
-             "object_store_memory", "accelerator_type"))} for node in nodes]  # fmt: skip
+    keep = [
+        {
+            k: v
+            for k, v in node.items()
+            if not k.startswith(("node:", "memory", "object_store_memory", "accelerator_type"))
+        }
+        for node in nodes
+    ]
     return Cluster(tuple(keep))
 
 
@@ -113,8 +121,10 @@ def missing_resources(request: ResourceRequest, cluster: Cluster) -> list[Shortf
             continue
         largest = max(cluster.nodes, key=lambda node: node.get("CPU", 0), default={})
         short = [key for key, value in bundle.items() if value > largest.get(key, 0.0)]
-        text = (f"its {role} needs {_format(bundle)} on one node; no node has that "
-                f"(largest: {_format(largest)})")  # fmt: skip
+        text = (
+            f"its {role} needs {_format(bundle)} on one node; no node has that "
+            f"(largest: {_format(largest)})"
+        )
         problems.append(Shortfall(short[0] if short else "CPU", text))
     return list(dict.fromkeys(problems))
 

@@ -46,8 +46,10 @@ def _check_writable(run_dir: Path) -> None:
 
 def _unwritable(results_root: Path, error: OSError) -> str:
     reason = error.strerror or str(error)
-    return (f"results folder {results_root} cannot be written ({reason}): pass a writable "
-            "folder with --results-dir")  # fmt: skip
+    return (
+        f"results folder {results_root} cannot be written ({reason}): pass a writable "
+        "folder with --results-dir"
+    )
 
 
 def find_run_dir(results_root: Path, sweep: str, run_id: str | None) -> Path:

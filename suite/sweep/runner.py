@@ -45,8 +45,15 @@ def _now() -> str:
 
 def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan:
     cluster = connected_cluster() if connected else local_cluster()
-    return plan_sweep(sweep, options.budget, cluster, options.results_root, options.seeds,
-                      options.overrides, options.max_concurrent)  # fmt: skip
+    return plan_sweep(
+        sweep,
+        options.budget,
+        cluster,
+        options.results_root,
+        options.seeds,
+        options.overrides,
+        options.max_concurrent,
+    )
 
 
 def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
@@ -54,14 +61,20 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
     return {
         "sweep": plan.sweep.name,
         "run_id": run_dir.name,
-        "budget": {"name": plan.budget, "env_steps": budget.env_steps,
-                   "seeds": options.seeds or budget.seeds, "description": budget.description},
+        "budget": {
+            "name": plan.budget,
+            "env_steps": budget.env_steps,
+            "seeds": options.seeds or budget.seeds,
+            "description": budget.description,
+        },
         "command": metadata.command_line(),
         "git_commit": metadata.git_commit(),
         "versions": metadata.versions(),
         "hardware": metadata.node_hardware(),
-        "cluster": {"nodes": [dict(node) for node in plan.cluster.nodes],
-                    "address": options.address or "local"},
+        "cluster": {
+            "nodes": [dict(node) for node in plan.cluster.nodes],
+            "address": options.address or "local",
+        },
         "overrides": options.overrides,
         "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
@@ -70,7 +83,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         "started_at": _now(),
         "ended_at": None,
         "status": "running",
-    }  # fmt: skip
+    }
 
 
 def _threshold(config_name: str) -> float:
@@ -96,10 +109,14 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
     from suite.dashboards.trial_logger import make_wandb_callback
 
     progress = SweepProgress(plan.sweep.name, len(plan.trials), plan.env_steps)
-    wandb = resolve_settings(options.wandb_mode, run_dir, options.wandb_entity,
-                             options.wandb_project)  # fmt: skip
-    return [StoreWriter(run_dir, run_meta), ProgressView(progress),
-            *make_wandb_callback(wandb, plan.sweep.name, run_dir.name)]  # fmt: skip
+    wandb = resolve_settings(
+        options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
+    )
+    return [
+        StoreWriter(run_dir, run_meta),
+        ProgressView(progress),
+        *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
+    ]
 
 
 def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
@@ -147,8 +164,12 @@ def resume(run_dir: Path, options: RunOptions) -> dict:
     connect(options.address)
     run_meta |= {"status": "running", "resumed_at": _now()}
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
-    tuner = tune.Tuner.restore(str((run_dir / "tune").resolve()), trainable=SuiteAPPO,
-                               resume_unfinished=True, resume_errored=False)  # fmt: skip
+    tuner = tune.Tuner.restore(
+        str((run_dir / "tune").resolve()),
+        trainable=SuiteAPPO,
+        resume_unfinished=True,
+        resume_errored=False,
+    )
     tuner.fit()
     return run_meta
 

@@ -16,8 +16,9 @@ from suite.sweep.runner import RunOptions, finish, plan_for, resume, start
 from suite.sweep.spec import Sweep
 
 
-def run_command(sweep: Sweep, options: RunOptions, args: argparse.Namespace,
-                console: Console) -> int:  # fmt: skip
+def run_command(
+    sweep: Sweep, options: RunOptions, args: argparse.Namespace, console: Console
+) -> int:
     from suite.dashboards.settings import resolve_mode
 
     options.wandb_mode = resolve_mode(options.wandb_mode)  # once: one warning at most
@@ -43,17 +44,22 @@ def _run_id(resume: str) -> str | None:
     return None if resume == "latest" else resume
 
 
-def _conclude(sweep: Sweep, run_dir: Path, run_meta: dict, options: RunOptions,
-              console: Console) -> int:  # fmt: skip
+def _conclude(
+    sweep: Sweep, run_dir: Path, run_meta: dict, options: RunOptions, console: Console
+) -> int:
     run_meta = finish(run_dir, run_meta)
     counts = run_meta["trials"]
-    console.print(f"Trials: {counts}. Packing (trial CPU-s / cluster CPU-s): "
-                  f"{run_meta['packing']:.2f}")  # fmt: skip
+    console.print(
+        f"Trials: {counts}. Packing (trial CPU-s / cluster CPU-s): {run_meta['packing']:.2f}"
+    )
     if run_meta["status"] == "interrupted":
-        resume_command = (f"python -m suite.sweep {sweep.name} --resume {run_dir.name} "
-                          f"--results-dir {shlex.quote(str(options.results_root))}")  # fmt: skip
-        console.print(f"Interrupted; everything so far is in {run_dir}. Resume with:\n"
-                      f"  {resume_command}")  # fmt: skip
+        resume_command = (
+            f"python -m suite.sweep {sweep.name} --resume {run_dir.name} "
+            f"--results-dir {shlex.quote(str(options.results_root))}"
+        )
+        console.print(
+            f"Interrupted; everything so far is in {run_dir}. Resume with:\n  {resume_command}"
+        )
         return EXIT_INTERRUPTED
     if options.report:
         _report(run_dir, options, console)
@@ -69,8 +75,9 @@ def _report(run_dir: Path, options: RunOptions, console: Console) -> None:
 
     report = build_report(run_dir)
     console.print(f"Results: {run_dir}")
-    wandb = resolve_settings(options.wandb_mode, run_dir, options.wandb_entity,
-                             options.wandb_project)  # fmt: skip
+    wandb = resolve_settings(
+        options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
+    )
     if wandb.enabled:
         figures = run_dir / "figures"
         export_figures(report, figures)

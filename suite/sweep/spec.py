@@ -13,8 +13,14 @@ from typing import Any
 from suite.configs.registry import UnknownNameError, get_config, unknown_name_error
 
 # Axes a sweep may vary; each maps onto one APPOConfig setting (see suite.configs.resolve).
-AXES = ("n", "k", "num_learners", "num_gpus_per_learner", "num_env_runners",
-        "num_envs_per_env_runner")  # fmt: skip
+AXES = (
+    "n",
+    "k",
+    "num_learners",
+    "num_gpus_per_learner",
+    "num_env_runners",
+    "num_envs_per_env_runner",
+)
 
 
 class SweepError(ValueError):
@@ -47,10 +53,14 @@ class TrialSpec:
 
     def as_param(self, run_id: str) -> dict[str, Any]:
         return {
-            "sweep": self.sweep, "budget": self.budget, "run_id": run_id,
-            "config_name": self.config_name, "env": self.env,
-            "axes": dict(self.axes), "overrides": dict(self.overrides),
-        }  # fmt: skip
+            "sweep": self.sweep,
+            "budget": self.budget,
+            "run_id": run_id,
+            "config_name": self.config_name,
+            "env": self.env,
+            "axes": dict(self.axes),
+            "overrides": dict(self.overrides),
+        }
 
     def label(self) -> str:
         parts = [self.env.removeprefix("ALE/")]
@@ -101,8 +111,9 @@ class Sweep:
     ) -> list[TrialSpec]:
         """The grid: configs x axis values x seeds, at the budget's density."""
         budget = self.budget(budget_name)
-        axis_values = {axis: budget.axis_values.get(axis, values)
-                       for axis, values in self.axes.items()}  # fmt: skip
+        axis_values = {
+            axis: budget.axis_values.get(axis, values) for axis, values in self.axes.items()
+        }
         num_seeds = budget.seeds if seeds is None else seeds
         if num_seeds < 1:
             raise SweepError(f"--seeds must be at least 1, got {num_seeds}")
@@ -113,8 +124,9 @@ class Sweep:
                 for seed in range(num_seeds):
                     axes = dict(zip(axis_values, values, strict=True)) | {"seed": seed}
                     settings = dict(self.settings) | dict(overrides or {})
-                    specs.append(TrialSpec(self.name, budget_name, config_name, env, axes,
-                                           settings))  # fmt: skip
+                    specs.append(
+                        TrialSpec(self.name, budget_name, config_name, env, axes, settings)
+                    )
         return specs
 
 
