@@ -12,10 +12,12 @@ def pong() -> APPOConfig:
 
     Expect: return 20 within 10M env steps, the stop criterion of RLlib's
     ``tuned_examples/appo/pong_appo.py`` whose hyperparameters these are (there with 2 envs per env
-    runner and 2 aggregator actors; here 4 envs per env runner and no aggregator actors, to fit
-    2 CPUs).
-    Not yet confirmed by a run of ours: on this 2-core CPU machine Pong samples ~545 env steps/s, so
-    10M steps need a cluster (``python -m suite.sweep atari_nk --budget full --address ...``).
+    runner and 2 aggregator actors; here 8 envs per env runner and no aggregator actors, to fit
+    2 CPUs). The number of envs changes only how a 500-step train batch is collected (8 envs x
+    ~63-step fragments instead of 4 x 125), not a learning hyperparameter.
+    Not yet confirmed by a run of ours: throughput on a 2-core CPU machine, against raw ALE and
+    RLlib's own settings, is the "Atari sampling efficiency" row of benchmarks/RESULTS.md; 10M
+    steps need a cluster (``python -m suite.sweep atari_nk --budget full --address ...``).
     Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner).
     """
     return atari("ALE/Pong-v5")
