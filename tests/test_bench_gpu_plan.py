@@ -15,18 +15,28 @@ import pytest
 
 HOST_CLUSTER = textwrap.dedent("""
     import sys, ray
-    ray.init(num_cpus=8, num_gpus=4, include_dashboard=False)
+    ray.init(address="local", num_cpus=8, num_gpus=4, include_dashboard=False)
     print(ray.get_runtime_context().gcs_address, flush=True)
     sys.stdin.read()  # hold the cluster until the test closes our stdin
     ray.shutdown()
 """)
 
 
+# Ray 2.60 turns token auth on when ~/.ray/auth_token exists; this loopback-only cluster and its
+# client run without it (as tests/ray_cluster.py does).
+NO_AUTH = {**os.environ, "RAY_AUTH_MODE": "disabled", "COLUMNS": "250"}
+
+
 @pytest.fixture
 def gpu_cluster_address():
     """A local Ray head with 8 CPUs and 4 GPUs declared, in its own process."""
-    host = subprocess.Popen([sys.executable, "-c", HOST_CLUSTER], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST_CLUSTER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=NO_AUTH,
+    )
     try:
         yield host.stdout.readline().strip()
     finally:
@@ -35,10 +45,18 @@ def gpu_cluster_address():
 
 
 def test_learner_scaling_full_plans_gpu_trials_on_declared_gpus(gpu_cluster_address):
-    command = [sys.executable, "-m", "suite.sweep", "learner_scaling", "--budget", "full",
-               "--dry-run", "--address", gpu_cluster_address]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "250"})  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "suite.sweep",
+        "learner_scaling",
+        "--budget",
+        "full",
+        "--dry-run",
+        "--address",
+        gpu_cluster_address,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=NO_AUTH)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "36 trials" in out

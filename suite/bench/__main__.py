@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import platform
 import sys
 from pathlib import Path
 
@@ -27,7 +26,8 @@ def _with_ray(num_cpus: int, measure, *args):
     """Run ``measure`` inside a fresh local Ray of ``num_cpus`` (declared) CPUs."""
     import ray
 
-    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+    # address="local": a new instance even if some other Ray cluster runs on this machine.
+    ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
     try:
         return measure(*args)
     finally:
@@ -41,6 +41,7 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         packing,
         report_scale,
         suite_overhead,
+        throughput,
         time_to_return,
     )
 
@@ -51,22 +52,30 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
     if row == "atari":
         args = (1, 30.0, 5.0) if quick else (2, 60.0, 15.0)
         return _with_ray(atari_sampling.declared_cpus(), atari_sampling.measure, *args)
-    if row == "packing":
-        return packing.measure(("smoke",) if quick else ("smoke", "laptop"))
+    if row.startswith("packing_"):
+        return packing.measure(row.removeprefix("packing_"))
     if row == "report":
         sizes = ((250, 1_000),) if quick else report_scale.SIZES
         seconds = report_scale.time_report_builds(sizes)
         largest = seconds[max(seconds)]
-        return {"seconds": {f"{t:,} x {i:,}": s for (t, i), s in seconds.items()},
-                "target": report_scale.TARGET_S,
-                "met": None if quick else largest < report_scale.TARGET_S}  # fmt: skip
+        return {
+            "seconds": {f"{t:,} x {i:,}": s for (t, i), s in seconds.items()},
+            "target": report_scale.TARGET_S,
+            "met": None if quick else largest < report_scale.TARGET_S,
+        }
+    if row == "throughput":
+        return _with_ray(2, throughput.measure, 15.0 if quick else 30.0)
     return gpu_scaling.measure(address)
 
 
 def machine() -> str:
-    import os
+    from suite.sweep.metadata import node_hardware
 
-    return f"{platform.node()} ({os.cpu_count()} CPU cores, {platform.processor() or 'cpu'})"
+    hardware = node_hardware()
+    gpus = ", ".join(hardware["gpus"]) or "no GPU"
+    return (
+        f"{hardware['hostname']} ({hardware['cpu_cores']} cores, {hardware['cpu_model']}, {gpus})"
+    )
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -83,8 +92,9 @@ def chosen_rows(text: str) -> list[str]:
     rows = [row.strip() for row in text.split(",") if row.strip()]
     unknown = [row for row in rows if row not in ROW_TITLES]
     if unknown or not rows:
-        raise BenchArgumentError(f"unknown --rows {unknown or text!r}: choose from "
-                                 f"{', '.join(ROW_TITLES)}")  # fmt: skip
+        raise BenchArgumentError(
+            f"unknown --rows {unknown or text!r}: choose from {', '.join(ROW_TITLES)}"
+        )
     return rows
 
 
@@ -99,9 +109,13 @@ def main(argv: list[str] | None = None) -> int:
     raw_dir.mkdir(parents=True, exist_ok=True)
     for row in rows:
         print(f"{ROW_TITLES[row]} ...", flush=True)
-        record = {"row": row, "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
-                  "machine": machine(), "quick": args.quick,
-                  "data": measure_row(row, args.quick, args.address)}  # fmt: skip
+        record = {
+            "row": row,
+            "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
+            "machine": machine(),
+            "quick": args.quick,
+            "data": measure_row(row, args.quick, args.address),
+        }
         (raw_dir / f"{row}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
         (args.out_dir / "RESULTS.md").write_text(render(raw_dir))
     print(f"wrote {args.out_dir / 'RESULTS.md'}")

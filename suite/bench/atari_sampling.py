@@ -63,8 +63,9 @@ def measure(repetitions: int = 2, seconds: float = 60.0, raw_seconds: float = 15
         for name in CONFIGS:
             curve = run_bare(resolve(name, {"seed": repetition}), stop_at(10_000_000, seconds))
             rates[name].append(curve.steady_rate())
-            print(f"  {name} repetition {repetition}: {rates[name][-1]:.0f} env steps/s",
-                  flush=True)  # fmt: skip
+            print(
+                f"  {name} repetition {repetition}: {rates[name][-1]:.0f} env steps/s", flush=True
+            )
     suite, rllib = (float(np.median(rates[name])) for name in CONFIGS)
     return {
         "raw_ale": raw,

@@ -8,6 +8,7 @@ says so: no guessed numbers.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
@@ -18,8 +19,10 @@ import pandas as pd
 from suite.store import schema
 
 SWEEP = "learner_scaling"
-NOT_MEASURED = ("Not measured: no GPU cluster run exists yet. Run `python -m suite.bench --rows "
-                "gpu --address HOST:PORT` against one.")  # fmt: skip
+NOT_MEASURED = (
+    "Not measured: no GPU cluster run exists yet. Run `python -m suite.bench --rows "
+    "gpu --address HOST:PORT` against one."
+)
 
 
 class GpuRunError(RuntimeError):
@@ -30,16 +33,36 @@ def measure(address: str | None, budget: str = "full") -> dict:
     if not address:
         return {"measured": False, "text": NOT_MEASURED}
     with tempfile.TemporaryDirectory(prefix="suite-bench-gpu-") as folder:
-        command = [sys.executable, "-m", "suite.sweep", SWEEP, "--budget", budget, "--address",
-                   address, "--wandb", "off", "--no-report", "--results-dir", folder]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "suite.sweep",
+            SWEEP,
+            "--budget",
+            budget,
+            "--address",
+            address,
+            "--wandb",
+            "off",
+            "--no-report",
+            "--results-dir",
+            folder,
+        ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise GpuRunError(f"{SWEEP} on {address} exited {done.returncode}: "
-                              f"{done.stderr.strip()[-500:]}")  # fmt: skip
+            raise GpuRunError(
+                f"{SWEEP} on {address} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+            )
         run_dir = next((Path(folder) / SWEEP).iterdir())
         trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
-        hardware = (run_dir / schema.RUN_METADATA_FILE).read_text()
-    per_setting = (trials.groupby(["num_learners", "num_gpus_per_learner"])["mean_env_steps_per_s"]
-                   .median().reset_index(name="env_steps_per_s"))  # fmt: skip
-    return {"measured": True, "machine": f"Ray cluster at {address}; run.json: {hardware[:300]}",
-            "rows": per_setting.to_dict("records")}  # fmt: skip
+        hardware = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())["hardware"]
+    per_setting = (
+        trials.groupby(["num_learners", "num_gpus_per_learner"])["mean_env_steps_per_s"]
+        .median()
+        .reset_index(name="env_steps_per_s")
+    )
+    return {
+        "measured": True,
+        "machine": f"Ray cluster at {address}, driver node {hardware}",
+        "rows": per_setting.to_dict("records"),
+    }

@@ -27,12 +27,24 @@ class PackingRunError(RuntimeError):
 
 
 def run_sweep(budget: str, results_root: Path) -> Path:
-    command = [sys.executable, "-m", "suite.sweep", SWEEP, "--budget", budget, "--wandb", "off",
-               "--no-report", "--results-dir", str(results_root)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "suite.sweep",
+        SWEEP,
+        "--budget",
+        budget,
+        "--wandb",
+        "off",
+        "--no-report",
+        "--results-dir",
+        str(results_root),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise PackingRunError(f"{' '.join(command[1:])} exited {done.returncode}: "
-                              f"{done.stderr.strip()[-500:]}")  # fmt: skip
+        raise PackingRunError(
+            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
     return next((results_root / SWEEP).iterdir())
 
 
@@ -48,17 +60,24 @@ def where_time_went(run_dir: Path) -> dict:
         timing = json.loads(path.read_text())
         spans.append((timing["started_at"], timing["ended_at"], timing["resources"].get("CPU")))
     held = sum(end - begin for begin, end, _ in spans)
-    return {"run_wall_s": ended - started, "trial_held_s": held, "trials": len(spans),
-            "cpus_per_trial": sorted({cpus for *_, cpus in spans}),
-            "cluster_cpus": sum(node.get("CPU", 0.0) for node in meta["cluster"]["nodes"]),
-            "packing": meta["packing"]}  # fmt: skip
+    return {
+        "run_wall_s": ended - started,
+        "trial_held_s": held,
+        "trials": len(spans),
+        "cpus_per_trial": sorted({cpus for *_, cpus in spans}),
+        "cluster_cpus": sum(node.get("CPU", 0.0) for node in meta["cluster"]["nodes"]),
+        "packing": meta["packing"],
+    }
 
 
-def measure(budgets: tuple[str, ...] = ("smoke", "laptop")) -> dict:
-    results = {}
-    for budget in budgets:
-        with tempfile.TemporaryDirectory(prefix="suite-bench-packing-") as folder:
-            results[budget] = where_time_went(run_sweep(budget, Path(folder)))
-        print(f"  {budget}: packing {results[budget]['packing']:.3f}", flush=True)
-    return {"sweep": SWEEP, "budgets": results, "target": TARGET,
-            "met": all(row["packing"] >= TARGET for row in results.values())}  # fmt: skip
+def measure(budget: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="suite-bench-packing-") as folder:
+        result = where_time_went(run_sweep(budget, Path(folder)))
+    print(f"  {budget}: packing {result['packing']:.3f}", flush=True)
+    return {
+        "sweep": SWEEP,
+        "budget": budget,
+        **result,
+        "target": TARGET,
+        "met": result["packing"] >= TARGET,
+    }

@@ -12,9 +12,11 @@ ROW_TITLES = {
     "overhead": "1. Overhead of the suite (instrumentation, store, progress view)",
     "race": "2. Tuned CartPole config vs RLlib's cartpole_appo.py: time to return 450",
     "atari": "3. Atari sampling efficiency (Pong)",
-    "packing": "4. Sweep packing (cartpole_nk)",
+    "packing_smoke": "4a. Sweep packing, cartpole_nk --budget smoke",
+    "packing_laptop": "4b. Sweep packing, cartpole_nk --budget laptop (about 25 min)",
     "report": "5. Report build time, 1,000 trials x 1,000 iterations",
     "gpu": "6. GPU learner scaling (learner_scaling)",
+    "throughput": "7. Throughput of other configs (for sweep time estimates)",
 }
 
 HEADER = """# Benchmarks
@@ -67,8 +69,10 @@ def render_race(data: dict) -> list[str]:
     ]
     for name, row in data["configs"].items():
         reached = f"{row['reached']}/{row['seeds']}"
-        lines.append(f"| `{name}` | {_s(row['seconds'])} | {_s(row['env_steps'])} | {reached} | "
-                     f"{_s(row['env_steps_per_s'])} |")  # fmt: skip
+        lines.append(
+            f"| `{name}` | {_s(row['seconds'])} | {_s(row['env_steps'])} | {reached} | "
+            f"{_s(row['env_steps_per_s'])} |"
+        )
     bound = "at most " if data["rllib_censored"] else ""
     steps = data["steps_ratio"]
     lines += [
@@ -101,20 +105,17 @@ def render_atari(data: dict) -> list[str]:
 
 
 def render_packing(data: dict) -> list[str]:
-    lines = [
-        f"`python -m suite.sweep {data['sweep']} --budget B --wandb off --no-report`; packing = "
-        "trial CPU-seconds / cluster CPU-seconds from run.json.",
+    return [
+        f"`python -m suite.sweep {data['sweep']} --budget {data['budget']} --wandb off "
+        "--no-report`; packing = trial CPU-seconds / cluster CPU-seconds, from run.json.",
         "",
-        "| budget | packing | trials | CPUs per trial | cluster CPUs | run wall s | trials "
-        "held s |",
-        "|---|---|---|---|---|---|---|",
+        "| packing | trials | CPUs per trial | cluster CPUs | run wall s | trials held CPUs s |",
+        "|---|---|---|---|---|---|",
+        f"| **{data['packing']:.3f}** | {data['trials']} | {data['cpus_per_trial']} | "
+        f"{data['cluster_cpus']:g} | {data['run_wall_s']:.0f} | {data['trial_held_s']:.0f} |",
+        "",
+        f"Target >= {data['target']}: {_verdict(data['met'])}.",
     ]
-    for budget, row in data["budgets"].items():
-        lines.append(f"| {budget} | **{row['packing']:.3f}** | {row['trials']} | "
-                     f"{row['cpus_per_trial']} | {row['cluster_cpus']:g} | "
-                     f"{row['run_wall_s']:.0f} | {row['trial_held_s']:.0f} |")  # fmt: skip
-    lines += ["", f"Target >= {data['target']}: {_verdict(data['met'])}."]
-    return [*lines, "", data["note"]] if data.get("note") else lines
 
 
 def render_report(data: dict) -> list[str]:
@@ -127,15 +128,35 @@ def render_report(data: dict) -> list[str]:
 def render_gpu(data: dict) -> list[str]:
     if not data.get("measured"):
         return [data.get("text", "Not measured: no GPU cluster run exists yet.")]
-    lines = [f"Cluster: {data['machine']}.", "", "| learners | GPUs per learner | env steps/s |",
-             "|---|---|---|"]  # fmt: skip
-    lines += [f"| {row['num_learners']} | {row['num_gpus_per_learner']:g} | "
-              f"{row['env_steps_per_s']:.0f} |" for row in data["rows"]]  # fmt: skip
+    lines = [
+        f"Cluster: {data['machine']}.",
+        "",
+        "| learners | GPUs per learner | env steps/s |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {row['num_learners']} | {row['num_gpus_per_learner']:g} | "
+        f"{row['env_steps_per_s']:.0f} |"
+        for row in data["rows"]
+    ]
     return lines
 
 
-RENDERERS = {"overhead": render_overhead, "race": render_race, "atari": render_atari,
-             "packing": render_packing, "report": render_report, "gpu": render_gpu}  # fmt: skip
+def render_throughput(data: dict) -> list[str]:
+    lines = [f"One bare Tune trial each, {data['seconds_per_run']:.0f} s of training, 1 seed.", "",
+             "| config | env steps/s |", "|---|---|"]  # fmt: skip
+    return lines + [f"| `{name}` | {rate:.0f} |" for name, rate in data["env_steps_per_s"].items()]
+
+
+RENDERERS = {
+    "overhead": render_overhead,
+    "race": render_race,
+    "atari": render_atari,
+    "packing_smoke": render_packing,
+    "packing_laptop": render_packing,
+    "report": render_report,
+    "gpu": render_gpu,
+}
 
 
 def render(raw_dir: Path) -> str:

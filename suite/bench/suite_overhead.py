@@ -34,10 +34,19 @@ ENV_STEPS_CAP = 10_000_000  # never reached: the time budget decides
 
 
 def _one_trial_sweep(seconds: float) -> Sweep:
-    budget = Budget(env_steps=ENV_STEPS_CAP, seeds=1, max_trial_s=seconds,
-                    description="one trial for the overhead benchmark")  # fmt: skip
-    return Sweep(name="bench_overhead", description="overhead benchmark", configs=(CONFIG,),
-                 axes={}, budgets={"bench": budget})  # fmt: skip
+    budget = Budget(
+        env_steps=ENV_STEPS_CAP,
+        seeds=1,
+        max_trial_s=seconds,
+        description="one trial for the overhead benchmark",
+    )
+    return Sweep(
+        name="bench_overhead",
+        description="overhead benchmark",
+        configs=(CONFIG,),
+        axes={},
+        budgets={"bench": budget},
+    )
 
 
 def run_through_suite(seconds: float, results_root: Path) -> Curve:
@@ -48,8 +57,12 @@ def run_through_suite(seconds: float, results_root: Path) -> Curve:
     start(plan, run_dir, options)
     rows = pd.read_parquet(run_dir / schema.ITERATIONS_FILE).sort_values("iteration")
     steps, seconds_col = rows["env_steps"].tolist(), rows["wall_time_s"].tolist()
-    return Curve(seconds=seconds_col, train_seconds=seconds_col, env_steps=steps,
-                 returns=rows["episode_return_mean"].tolist())  # fmt: skip
+    return Curve(
+        seconds=seconds_col,
+        train_seconds=seconds_col,
+        env_steps=steps,
+        returns=rows["episode_return_mean"].tolist(),
+    )
 
 
 def run_bare_rllib(seconds: float) -> Curve:
@@ -63,8 +76,11 @@ def measure(repetitions: int = 3, seconds: float = 30.0) -> dict:
         for repetition in range(repetitions):
             bare.append(run_bare_rllib(seconds).steady_rate())
             suite.append(run_through_suite(seconds, Path(folder)).steady_rate())
-            print(f"  repetition {repetition}: bare {bare[-1]:.0f}, suite {suite[-1]:.0f} "
-                  "env steps/s", flush=True)  # fmt: skip
+            print(
+                f"  repetition {repetition}: bare {bare[-1]:.0f}, suite {suite[-1]:.0f} "
+                "env steps/s",
+                flush=True,
+            )
     ratio = float(np.median(suite) / np.median(bare))
     return {
         "config": CONFIG,

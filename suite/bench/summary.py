@@ -26,8 +26,10 @@ class Spread:
         def number(value: float) -> str:
             return f"{value:,.{digits}f}" if math.isfinite(value) else "not reached"
 
-        return (f"{number(self.median)} (IQR {number(self.q1)}-{number(self.q3)}, "
-                f"range {number(self.min)}-{number(self.max)}, n={self.n})")  # fmt: skip
+        return (
+            f"{number(self.median)} (IQR {number(self.q1)}-{number(self.q3)}, "
+            f"range {number(self.min)}-{number(self.max)}, n={self.n})"
+        )
 
 
 def spread(values: list[float]) -> Spread:
@@ -37,5 +39,11 @@ def spread(values: list[float]) -> Spread:
     if data.size == 0 or np.isnan(data).any():
         raise ValueError(f"cannot summarize {values!r}: need at least one number and no NaN")
     q1, q3 = np.percentile(data, [25, 75], method="nearest")
-    return Spread(float(np.median(data)), float(q1), float(q3), float(data.min()),
-                  float(data.max()), int(data.size))  # fmt: skip
+    return Spread(
+        float(np.median(data)),
+        float(q1),
+        float(q3),
+        float(data.min()),
+        float(data.max()),
+        int(data.size),
+    )

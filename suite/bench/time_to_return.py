@@ -31,7 +31,7 @@ class Budget:
     seconds: float
 
 
-FULL = Budget(seeds=5, env_steps=1_000_000, seconds=180.0)
+FULL = Budget(seeds=5, env_steps=1_000_000, seconds=150.0)
 QUICK = Budget(seeds=1, env_steps=200_000, seconds=60.0)
 
 
