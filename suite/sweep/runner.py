@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,10 @@ from suite.sweep.spec import Sweep
 from suite.sweep.trainable import TRIAL_KEY, SuiteAPPO
 
 CHECKPOINT_EVERY_ITERATIONS = 5
+# How often Tune saves its experiment state (which trials finished). Tune's "auto" period can
+# reach minutes, so a sweep killed soon after a trial finished would run that trial again on
+# --resume; the state of a sweep this size saves in milliseconds.
+EXPERIMENT_STATE_PERIOD_S = "1"
 
 
 @dataclass
@@ -119,7 +124,13 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
     ]
 
 
+def save_experiment_state_often() -> None:
+    """Read by Tune when a Tuner starts or is restored; a value already set by the user wins."""
+    os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", EXPERIMENT_STATE_PERIOD_S)
+
+
 def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
+    save_experiment_state_often()
     params = [trial.spec.as_param(run_dir.name) for trial in plan.trials]
     return tune.Tuner(
         SuiteAPPO,
@@ -164,6 +175,7 @@ def resume(run_dir: Path, options: RunOptions) -> dict:
     connect(options.address)
     run_meta |= {"status": "running", "resumed_at": _now()}
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
+    save_experiment_state_often()
     tuner = tune.Tuner.restore(
         str((run_dir / "tune").resolve()),
         trainable=SuiteAPPO,
