@@ -8,8 +8,10 @@ SWEEP = Sweep(
     question="How do throughput and time to threshold grow with learners and GPUs per learner?",
     configs=("pong",),
     axes={"num_learners": (0, 1, 2, 4), "num_gpus_per_learner": (0, 0.5, 1)},
-    # Remote learners take the main process's CPU: 1 remote learner then fits 2 CPUs.
-    settings={"num_cpus_for_main_process": 0},
+    # A remote learner takes most of the main process's CPU, so 1 remote learner still fits 2
+    # CPUs (0.1 main + 0.9 learner + 1 env runner); the main process must keep a share, or Tune
+    # drops its bundle and RLlib places the env runners one bundle off.
+    settings={"num_cpus_for_main_process": 0.1, "num_cpus_per_learner": 0.9},
     budgets={
         "smoke": Budget(
             env_steps=3_000,

@@ -86,6 +86,26 @@ def validate(config: APPOConfig) -> None:
         _is_int(runners) and runners >= 0,
         f"num_env_runners must be an integer >= 0, got {runners!r}",
     )
+    check_main_process_bundle(config)
+
+
+def check_main_process_bundle(config: APPOConfig) -> None:
+    """Refuse a main process that asks for nothing while env runners or learners ask for
+    something: Tune then drops the empty first bundle, but RLlib still places env runner i in
+    bundle i, one bundle off, and trials fail with "placement group bundle index ... is invalid"
+    (or run on resources reserved for something else)."""
+    from ray.rllib.algorithms.utils import _get_main_process_bundle  # the bundle Tune gets
+
+    if any(_get_main_process_bundle(config).values()):
+        return
+    _require(
+        not (config.num_env_runners or config.num_learners),
+        "the main process asks for no resources (num_cpus_for_main_process="
+        f"{config.num_cpus_for_main_process}, num_learners={config.num_learners}, "
+        f"num_cpus_per_learner={config.num_cpus_per_learner!r}) while env runners or learners "
+        "do, which Ray Tune cannot place: give it a CPU share, e.g. "
+        "--set num_cpus_for_main_process=0.1",
+    )
 
 
 def _json_safe(value: Any) -> Any:
