@@ -51,4 +51,8 @@ def connect(address: str | None) -> None:
         check_reachable(address)
         ray.init(address=address, **common)
     else:
-        ray.init(num_cpus=os.cpu_count(), num_gpus=torch.cuda.device_count(), **common)
+        # address="local": always a fresh instance, never a `ray start` cluster that happens to
+        # run on this machine (plain ray.init() would attach to it).
+        ray.init(
+            address="local", num_cpus=os.cpu_count(), num_gpus=torch.cuda.device_count(), **common
+        )
