@@ -10,7 +10,7 @@ def ray_session():
     """A 2-CPU local Ray for the whole session; started on first use, shut down at the end."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)  # never a ray-start cluster
     yield
     ray.shutdown()
 
