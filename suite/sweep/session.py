@@ -32,8 +32,9 @@ def run_command(
     plan = plan_for(sweep, options, connected=bool(options.address))
     if args.dry_run:
         print_plan(plan, console)
+    check_schedulable(plan)  # a dry run, too, says when trials could never be scheduled
+    if args.dry_run:
         return 0
-    check_schedulable(plan)
     console.print(f"Plan: {plan.estimate_line()}")
     run_dir = new_run_dir(options.results_root, sweep.name)
     console.print(f"Writing to {run_dir}")
@@ -53,18 +54,24 @@ def _conclude(
         f"Trials: {counts}. Packing (trial CPU-s / cluster CPU-s): {run_meta['packing']:.2f}"
     )
     if run_meta["status"] == "interrupted":
-        resume_command = (
-            f"python -m suite.sweep {sweep.name} --resume {run_dir.name} "
-            f"--results-dir {shlex.quote(str(options.results_root))}"
-        )
         console.print(
-            f"Interrupted; everything so far is in {run_dir}. Resume with:\n  {resume_command}"
+            f"Interrupted; everything so far is in {run_dir}. Resume with:\n"
+            f"  {resume_command(sweep, run_dir, options)}"
         )
         return EXIT_INTERRUPTED
     if options.report:
         _report(run_dir, options, console)
     failed = counts.get("ERROR", 0)
     return 1 if failed and failed == sum(counts.values()) else 0
+
+
+def resume_command(sweep: Sweep, run_dir: Path, options: RunOptions) -> str:
+    """The command that resumes ``run_dir``, on the same cluster if the run used --address."""
+    words = ["python", "-m", "suite.sweep", sweep.name, "--resume", run_dir.name]
+    words += ["--results-dir", str(options.results_root)]
+    if options.address:
+        words += ["--address", options.address]
+    return shlex.join(words)
 
 
 def _report(run_dir: Path, options: RunOptions, console: Console) -> None:
