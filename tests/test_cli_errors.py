@@ -1,18 +1,28 @@
 """Bad input costs seconds: exit code 2, one line on stderr naming the problem and the fix, no
-traceback, nothing started and nothing on disk touched. Real subprocesses, no Ray needed."""
+traceback, nothing started and nothing on disk touched. No Ray needed.
+
+Representative cases run as real subprocesses (``python -m ...``, what a user types); the rest
+call the same ``main(argv)`` in this process, which skips a few seconds of imports per case.
+In-process sweep cases add ``--dry-run`` so that, should validation ever regress, nothing trains
+inside the test process (every such error is raised while planning, before a dry run returns).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
+from suite.report.__main__ import main as report_main
 from suite.store import schema
 from suite.store.synthetic import write_synthetic_run
+from suite.sweep.cli import main as sweep_main
 
 REPO = Path(__file__).resolve().parents[1]
 HANG_GUARD_S = 60  # these fail during planning; the bound only catches a hang
@@ -20,15 +30,38 @@ HANG_GUARD_S = 60  # these fail during planning; the bound only catches a hang
 
 def run_cli(module: str, *args: str) -> tuple[subprocess.CompletedProcess, float]:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", module, *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=HANG_GUARD_S)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+    )
     return done, time.monotonic() - started
+
+
+MAINS = {"suite.sweep": sweep_main, "suite.report": report_main}
+
+
+def run_main(capsys, module: str, *args: str) -> subprocess.CompletedProcess:
+    """``python -m module args`` as ``main(argv)`` in this process, reported like a subprocess."""
+    capsys.readouterr()
+    try:
+        with mock.patch.dict(os.environ):  # main() may set env defaults for the process
+            code = MAINS[module](list(args))
+    except SystemExit as stop:  # argparse usage errors exit
+        code = stop.code
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess([module, *args], code, out, err)
 
 
 def snapshot(root: Path) -> dict[str, str]:
     """Every file under ``root`` with a hash of its bytes."""
-    return {str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(root.rglob("*")) if path.is_file()}  # fmt: skip
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess, *words: str) -> str:
@@ -66,12 +99,18 @@ SWEEP_CASES = {
     "malformed address": (["cartpole_nk", "--address", "nohostport"], ["host:port"]),
 }
 
+SUBPROCESS_SWEEP_CASES = {"N zero", "unreachable address"}
+
 
 @pytest.mark.parametrize("case", SWEEP_CASES, ids=list(SWEEP_CASES))
-def test_bad_sweep_input_is_one_line_and_touches_nothing(case, results_root):
+def test_bad_sweep_input_is_one_line_and_touches_nothing(case, results_root, capsys):
     args, words = SWEEP_CASES[case]
+    args = [*args, "--results-dir", str(results_root), "--wandb", "off"]
     before = snapshot(results_root)
-    done, _ = run_cli("suite.sweep", *args, "--results-dir", str(results_root), "--wandb", "off")
+    if case in SUBPROCESS_SWEEP_CASES:
+        done, _ = run_cli("suite.sweep", *args)
+    else:
+        done = run_main(capsys, "suite.sweep", *args, "--dry-run")
     assert_one_line_error(done, *words)
     assert snapshot(results_root) == before
     runs = list((results_root / "cartpole_nk").iterdir())
@@ -79,8 +118,16 @@ def test_bad_sweep_input_is_one_line_and_touches_nothing(case, results_root):
 
 
 def test_gpus_on_a_cpu_only_cluster_are_refused_fast(tmp_path):
-    done, seconds = run_cli("suite.sweep", "learner_scaling", "--budget", "full",
-                            "--results-dir", str(tmp_path), "--wandb", "off")  # fmt: skip
+    done, seconds = run_cli(
+        "suite.sweep",
+        "learner_scaling",
+        "--budget",
+        "full",
+        "--results-dir",
+        str(tmp_path),
+        "--wandb",
+        "off",
+    )
     print(f"learner_scaling --budget full refused in {seconds:.1f} s")
     line = assert_one_line_error(done, "GPU", "can never be scheduled", "--address")
     assert "num_gpus_per_learner=1" in line
@@ -100,10 +147,19 @@ def test_unwritable_results_folder(unwritable, tmp_path):
     assert (tmp_path / "a_file").read_text() == "not a folder"
 
 
-def test_resume_without_a_run_names_the_folder(results_root):
+def test_resume_without_a_run_names_the_folder(results_root, capsys):
     before = snapshot(results_root)
-    done, _ = run_cli("suite.sweep", "cartpole_nk", "--resume", "no-such-run",
-                      "--results-dir", str(results_root))  # fmt: skip
+    done = run_main(
+        capsys,
+        "suite.sweep",
+        "cartpole_nk",
+        "--resume",
+        "no-such-run",
+        "--results-dir",
+        str(results_root),
+        "--wandb",
+        "off",
+    )
     assert_one_line_error(done, "no resumable run 'no-such-run'")
     assert snapshot(results_root) == before
 
@@ -118,22 +174,26 @@ def _garble(path: Path) -> None:
 
 @pytest.mark.parametrize("damage", [_truncate, _garble], ids=["truncated", "corrupt"])
 @pytest.mark.parametrize("table", [schema.TRIALS_FILE, schema.ITERATIONS_FILE])
-def test_report_of_a_damaged_parquet(damage, table, tmp_path):
+def test_report_of_a_damaged_parquet(damage, table, tmp_path, capsys):
     run = write_synthetic_run(tmp_path / "run", 4, 5, seed=2)
     damage(run / table)
     before = snapshot(tmp_path)
-    done, _ = run_cli("suite.report", str(run), "--out", str(tmp_path / "report.html"))
+    args = [str(run), "--out", str(tmp_path / "report.html")]
+    if damage is _truncate and table == schema.TRIALS_FILE:
+        done, _ = run_cli("suite.report", *args)
+    else:
+        done = run_main(capsys, "suite.report", *args)
     assert_one_line_error(done, table, "corrupt or truncated")
     assert snapshot(tmp_path) == before
 
 
-def test_report_of_an_empty_folder(tmp_path):
-    done, _ = run_cli("suite.report", str(tmp_path))
+def test_report_of_an_empty_folder(tmp_path, capsys):
+    done = run_main(capsys, "suite.report", str(tmp_path))
     assert_one_line_error(done, str(tmp_path), "holds no results")
 
 
-def test_report_without_arguments():
-    done, _ = run_cli("suite.report")
+def test_report_without_arguments(capsys):
+    done = run_main(capsys, "suite.report")
     assert_one_line_error(done, "RESULTS_DIR")
 
 
