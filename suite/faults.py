@@ -8,13 +8,17 @@ same way, see ``suite.sweep.trainable``) and tell it when to crash through ``env
 
 ``crash_after_steps`` counts the env steps of one env instance; ``crash_seeds`` (default: every
 seed) limits the crash to trials with those seeds, so one sweep holds failing and healthy trials.
+``crash_log`` (optional) names a file that gets one line per crash, with the env runner's pid,
+so a drill can count how many times the crashing trial really ran (its retries).
 Without ``restart_failed_env_runners=False`` RLlib restarts the crashed env runner itself and
 Tune never sees a failure.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -32,6 +36,7 @@ class CrashingCartPole(gym.Wrapper):
         super().__init__(gym.make("CartPole-v1"))
         self.crash_after_steps = int(config.get("crash_after_steps", 200))
         self.crash_seeds = config.get("crash_seeds")
+        self.crash_log = config.get("crash_log")
         # RLlib 2.60 seeds an env runner's envs with config.seed + worker_index.
         self.worker_index = int(getattr(env_config, "worker_index", 0) or 0)
         self.trial_seed: int | None = None
@@ -45,11 +50,18 @@ class CrashingCartPole(gym.Wrapper):
     def step(self, action):
         self.steps += 1
         if self.steps > self.crash_after_steps and self._crashes():
-            raise InjectedFault(
-                f"CrashingCartPole: injected crash after {self.crash_after_steps} env steps "
-                f"(trial seed {self.trial_seed})"
+            message = (
+                f"CrashingCartPole: injected crash after {self.crash_after_steps} env "
+                f"steps (trial seed {self.trial_seed})"
             )
+            self._log_crash(message)
+            raise InjectedFault(message)
         return super().step(action)
+
+    def _log_crash(self, message: str) -> None:
+        if self.crash_log:
+            with Path(self.crash_log).open("a") as log:  # one short append: atomic enough
+                log.write(f"pid {os.getpid()}: {message}\n")
 
     def _crashes(self) -> bool:
         return self.crash_seeds is None or self.trial_seed in self.crash_seeds
