@@ -56,7 +56,10 @@ def _conclude(
     if run_meta["status"] == "interrupted":
         console.print(
             f"Interrupted; everything so far is in {run_dir}. Resume with:\n"
-            f"  {resume_command(sweep, run_dir, options)}"
+            f"  {resume_command(sweep, run_dir, options)}",
+            soft_wrap=True,  # a command to copy: never broken over lines
+            markup=False,
+            highlight=False,
         )
         return EXIT_INTERRUPTED
     if options.report:
