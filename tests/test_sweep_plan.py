@@ -53,7 +53,7 @@ def test_seeds_and_overrides_reach_every_trial():
 
 def test_sweep_settings_apply_to_all_trials():
     trials = load_sweep("learner_scaling").trials("smoke")
-    assert all(t.overrides["num_cpus_for_main_process"] == 0 for t in trials)
+    assert all(t.overrides["num_cpus_for_main_process"] == 0.1 for t in trials)
 
 
 def test_a_budget_may_not_add_values_to_an_axis():
