@@ -106,3 +106,9 @@ def test_render_marks_unmeasured_and_quick_rows(tmp_path):
     assert "| 250 x 1,000 | 1.50 |" in text
     assert "--quick" in text
     assert text.count("Not measured yet.") == 7
+
+
+def test_every_row_has_a_renderer_and_a_measure_branch():
+    from suite.bench.results_md import RENDERERS, ROW_TITLES
+
+    assert set(RENDERERS) == set(ROW_TITLES)

@@ -46,7 +46,7 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
     )
 
     if row == "overhead":
-        return _with_ray(2, suite_overhead.measure, *((1, 15.0) if quick else (3, 30.0)))
+        return _with_ray(2, suite_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
     if row == "race":
         return _with_ray(time_to_return.DECLARED_CPUS, time_to_return.measure, quick)
     if row == "atari":
