@@ -7,7 +7,8 @@ same way, see ``suite.sweep.trainable``) and tell it when to crash through ``env
     --set restart_failed_env_runners=False
 
 ``crash_after_steps`` counts the env steps of one env instance; ``crash_seeds`` (default: every
-seed) limits the crash to trials with those seeds, so one sweep holds failing and healthy trials.
+seed) limits the crash to trials with those seeds, so one sweep holds failing and healthy trials;
+it needs ``num_envs_per_env_runner=1`` (see ``CrashingCartPole.__init__``).
 ``crash_log`` (optional) names a file that gets one line per crash, with the env runner's pid,
 so a drill can count how many times the crashing trial really ran (its retries).
 Without ``restart_failed_env_runners=False`` RLlib restarts the crashed env runner itself and
@@ -37,7 +38,9 @@ class CrashingCartPole(gym.Wrapper):
         self.crash_after_steps = int(config.get("crash_after_steps", 200))
         self.crash_seeds = config.get("crash_seeds")
         self.crash_log = config.get("crash_log")
-        # RLlib 2.60 seeds an env runner's envs with config.seed + worker_index.
+        # RLlib 2.60 resets an env runner's vector env with seed config.seed + worker_index, and
+        # gymnasium gives sub-env i that seed + i: the trial seed is exact with one env per env
+        # runner (with more, sub-env i takes itself for trial seed + i).
         self.worker_index = int(getattr(env_config, "worker_index", 0) or 0)
         self.trial_seed: int | None = None
         self.steps = 0

@@ -19,6 +19,8 @@ SWEEP = Sweep(
         "env_config": {"crash_after_steps": 300, "crash_seeds": [1]},
         # Otherwise RLlib restarts the crashed env runner and Tune never sees the failure.
         "restart_failed_env_runners": False,
+        # One env per env runner: only then does the env know its trial's seed exactly.
+        "num_envs_per_env_runner": 1,
     },
     budgets={
         "smoke": Budget(env_steps=2_000, seeds=2, description="2 trials, one crashing"),
