@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 
 import pandas as pd
 import pytest
@@ -13,16 +14,18 @@ from suite.store import schema
 pytestmark = [pytest.mark.train, pytest.mark.cluster]
 
 
-def _one_done_one_running(results_root):
+def _a_trial_done(results_root):
     def check() -> bool:
         runs = run_dirs(results_root, "cartpole_nk")
-        if not runs:
-            return False
-        trials = read_trials(runs[0])
-        running = trials[trials["status"] == "RUNNING"]
-        return (trials["status"] == "TERMINATED").any() and (running["num_iterations"] > 0).any()
+        return bool(runs) and (read_trials(runs[0])["status"] == "TERMINATED").any()
 
     return check
+
+
+# The kill comes this long after a trial finished: longer than the runner's 1 s experiment-state
+# period, shorter than Tune's default ("auto", at least 10 s), with which the finished trial
+# would usually be run again on --resume.
+KILL_AFTER_DONE_S = 3
 
 
 TRIAL_FILES = ("iterations.parquet", "learners.parquet", "timing.json", "node.json")
@@ -30,17 +33,29 @@ TRIAL_FILES = ("iterations.parquet", "learners.parquet", "timing.json", "node.js
 
 def _part_bytes(run_dir, trial_ids) -> dict:
     folder = run_dir / schema.TRIAL_CONFIG_DIR
-    return {(trial_id, name): (folder / trial_id / name).read_bytes()
-            for trial_id in trial_ids for name in TRIAL_FILES}  # fmt: skip
+    return {
+        (trial_id, name): (folder / trial_id / name).read_bytes()
+        for trial_id in trial_ids
+        for name in TRIAL_FILES
+    }
 
 
 def test_resume_after_sigkill(ray_cluster_address, tmp_path):
     results = tmp_path / "results"
     common = ["--results-dir", str(results), "--address", ray_cluster_address]
-    first = start_sweep(tmp_path / "first.log", "cartpole_nk", "--budget", "smoke",
-                        "--max-concurrent", "1", "--no-report", *common)  # fmt: skip
+    first = start_sweep(
+        tmp_path / "first.log",
+        "cartpole_nk",
+        "--budget",
+        "smoke",
+        "--max-concurrent",
+        "1",
+        "--no-report",
+        *common,
+    )
     try:
-        wait_until(_one_done_one_running(results), first, timeout=240)
+        wait_until(_a_trial_done(results), first, timeout=240)
+        time.sleep(KILL_AFTER_DONE_S)
     finally:
         first.kill()  # SIGKILL to the driver's whole process group
     assert first.process.returncode == -signal.SIGKILL
@@ -65,8 +80,9 @@ def test_resume_after_sigkill(ray_cluster_address, tmp_path):
     for trial_id, rows in iterations.groupby("trial_id"):
         assert sorted(rows["iteration"]) == list(range(1, len(rows) + 1)), trial_id
     assert set(iterations["trial_id"]) == set(after["trial_id"])
-    assert (after.set_index("trial_id")["num_iterations"]
-            == iterations.groupby("trial_id").size()).all()  # fmt: skip
+    assert (
+        after.set_index("trial_id")["num_iterations"] == iterations.groupby("trial_id").size()
+    ).all()
     learners = pd.read_parquet(run_dir / schema.LEARNERS_FILE)
     assert not learners.duplicated(["trial_id", "iteration", "learner"]).any()
     assert "Resuming" in second.output()
