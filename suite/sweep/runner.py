@@ -190,16 +190,31 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     """Record how the run ended (and how well it packed the cluster) in run.json."""
     import pandas as pd
 
-    trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
-    unfinished = int((~trials["status"].isin(["TERMINATED", "ERROR"])).sum())
+    path = run_dir / schema.TRIALS_FILE
+    trials = pd.read_parquet(path) if path.exists() else pd.DataFrame({"status": []})
+    counts = trial_counts(trials["status"], planned=len(run_meta.get("trial_requests", {})))
+    unfinished = sum(count for status, count in counts.items() if status not in ENDED)
     run_meta |= {
         "ended_at": _now(),
         "status": "interrupted" if unfinished else "completed",
-        "trials": trials["status"].value_counts().to_dict(),
+        "trials": counts,
         "packing": packing(run_dir, run_meta),
     }
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
     return run_meta
+
+
+ENDED = ("TERMINATED", "ERROR")
+
+
+def trial_counts(statuses, planned: int) -> dict[str, int]:
+    """Trials per status; planned trials that never reached the store (Tune had not started
+    them when the run stopped) count as PENDING."""
+    counts = {str(status): int(count) for status, count in statuses.value_counts().items()}
+    never_started = planned - len(statuses)
+    if never_started > 0:
+        counts["PENDING"] = counts.get("PENDING", 0) + never_started
+    return counts
 
 
 def packing(run_dir: Path, run_meta: dict) -> float:

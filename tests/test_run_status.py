@@ -1,0 +1,47 @@
+"""How a run ended, from its trials table and its plan: no Ray needed."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from suite.store import schema
+from suite.sweep.runner import finish, trial_counts
+
+
+def test_trials_tune_never_started_count_as_pending():
+    statuses = pd.Series(["TERMINATED", "RUNNING"])
+    assert trial_counts(statuses, planned=4) == {"TERMINATED": 1, "RUNNING": 1, "PENDING": 2}
+    assert trial_counts(statuses, planned=2) == {"TERMINATED": 1, "RUNNING": 1}
+
+
+def _run_meta(planned: int) -> dict:
+    return {
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "cluster": {"nodes": [{"CPU": 2.0}]},
+        "trial_requests": {str(i): "2 CPU" for i in range(planned)},
+    }
+
+
+def _write_trials(run_dir, statuses: list[str]) -> None:
+    frame = pd.DataFrame({"trial_id": [f"t{i}" for i in range(len(statuses))], "status": statuses})
+    frame.to_parquet(run_dir / schema.TRIALS_FILE)
+
+
+def test_stopped_between_trials_is_interrupted_not_completed(tmp_path):
+    # Ctrl-C right after the first of 4 trials finished, before Tune started the next one.
+    _write_trials(tmp_path, ["TERMINATED"])
+    meta = finish(tmp_path, _run_meta(planned=4))
+    assert meta["status"] == "interrupted" and meta["trials"] == {"TERMINATED": 1, "PENDING": 3}
+    assert json.loads((tmp_path / schema.RUN_METADATA_FILE).read_text())["status"] == "interrupted"
+
+
+def test_stopped_before_any_trial_wrote_is_interrupted(tmp_path):
+    assert finish(tmp_path, _run_meta(planned=2))["trials"] == {"PENDING": 2}
+
+
+def test_every_trial_ended_is_completed(tmp_path):
+    _write_trials(tmp_path, ["TERMINATED", "ERROR"])
+    meta = finish(tmp_path, _run_meta(planned=2))
+    assert meta["status"] == "completed" and meta["trials"] == {"TERMINATED": 1, "ERROR": 1}
