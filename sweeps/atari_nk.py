@@ -10,11 +10,11 @@ SWEEP = Sweep(
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8)},
     budgets={
         "smoke": Budget(
-            env_steps=3_000,
+            env_steps=6_000,  # enough for Pong's first episodes to end (~900 steps each)
             seeds=1,
             configs=("pong", "breakout"),
             axis_values={"n": (1, 4), "k": (1, 2)},
-            description="8 short trials on real ALE frames: the whole pipeline in ~10 min, 2 cores",
+            description="8 short trials on real ALE frames: the whole pipeline in ~6 min, 2 cores",
         ),
         "laptop": Budget(
             env_steps=40_000,

@@ -142,6 +142,7 @@ class ProgressView(Callback):
         if self._live is not None:
             self._refresh()
             self._live.stop()
+            self._live.console.line()  # a non-terminal Live leaves its last line open
             self._live = None
 
 
