@@ -82,7 +82,7 @@ def test_dry_run_plan_shows_resources_concurrency_and_estimate(tmp_path):
     assert first.request.roles == ("main process", "env runner")
     assert plan.concurrency == 1
     assert 0 < plan.total_seconds < 3600
-    assert "8 trials x 3,000 env steps, 1 at once" in plan.estimate_line()
+    assert "8 trials x 6,000 env steps, 1 at once" in plan.estimate_line()
 
 
 def test_full_atari_sweep_on_a_laptop_says_it_is_far_beyond_the_machine(tmp_path):
