@@ -61,7 +61,8 @@ def test_learner_scaling_full_plans_gpu_trials_on_declared_gpus(gpu_cluster_addr
     out = done.stdout
     assert "36 trials" in out
     assert re.search(r"8 CPU, 4 GPU", out), out[-500:]
-    assert "1 CPU, 4 GPU =" in out  # 4 learners x 1 GPU each, planned with their GPUs
+    # 4 learners x 1 GPU each: a trial whose request totals 4 GPUs, planned, not refused.
+    assert re.search(r"[\d.]+ CPU, 4 GPU =", out), out[-1500:]
     at_once = int(re.search(r"(\d+) trial\(s\) at once", out).group(1))
     # 8 CPUs and 4 GPUs: the GPU trials (1 CPU each) pack several at once, never all 36.
     assert 2 <= at_once < 36

@@ -11,11 +11,13 @@ from suite.configs.layers import base_appo, classic_control, continuous_control
 def cartpole() -> APPOConfig:
     """CartPole-v1, tuned for a 2-core CPU-only machine.
 
-    Expect: episode return 450 within about 60-90 s of wall time and 100k-150k env steps with the
-    learner in the main process and one env runner (2 CPUs), N=1, K=2.
-    Hardware: 2 cores, no GPU. Source: measured by us; the side-by-side comparison against RLlib's
-    ``tuned_examples/appo/cartpole_appo.py`` settings (5 seeds each) is the "tuned vs RLlib" row of
-    benchmarks/RESULTS.md.
+    Expect: mean episode return 450 after a median 82 s of wall time (set-up included; 74-128 s
+    over 5 seeds) and ~210k env steps, at ~3,000 env steps/s, with one env runner of 4 envs and
+    the learner in the main process (2 CPUs), N=1, K=2. Budget: 150 s or 1M env steps per trial.
+    Hardware: a 2-core AMD EPYC VM, no GPU. Source: measured by us, side by side with RLlib's
+    ``tuned_examples/appo/cartpole_appo.py`` settings (``cartpole_rllib``, which did not reach 450
+    within 150 s on this machine in any of 5 seeds): row 2 of benchmarks/RESULTS.md, which also
+    lists the tuning probes that chose these settings.
     Run: ``python -m suite.sweep cartpole_nk --budget laptop``.
     """
     return (
