@@ -110,3 +110,8 @@ def test_registry_cli_lists_at_least_seven_configs():
     listed = [name for name in NAMES if f" {name} " in out]
     assert len(listed) >= 7, out
     assert "ALE/SpaceInvaders-v5" in out and "HalfCheetah-v5" in out
+
+
+def test_settings_behind_properties_can_be_overridden():
+    config = resolve("cartpole", {}, {"train_batch_size_per_learner": 300})
+    assert config.train_batch_size_per_learner == 300

@@ -41,10 +41,21 @@ def resolve(
     return config
 
 
+def _settable_properties(config: APPOConfig) -> set[str]:
+    """Settings RLlib keeps behind a property (``train_batch_size_per_learner`` is stored as
+    ``_train_batch_size_per_learner``, so ``to_dict`` does not show its public name)."""
+    return {
+        name
+        for klass in type(config).__mro__
+        for name, value in vars(klass).items()
+        if isinstance(value, property) and value.fset is not None
+    }
+
+
 def check_known_keys(config: APPOConfig, settings: Mapping[str, Any]) -> None:
     known = set(config.to_dict())
     for key in settings:
-        if key not in known or key.startswith("_"):
+        if key.startswith("_") or key not in known | _settable_properties(config):
             raise ConfigError(
                 f"unknown config key {key!r}: use an APPOConfig setting such as 'lr' or "
                 f"'train_batch_size_per_learner', or an axis alias ({', '.join(AXIS_KEYS)})"
