@@ -32,8 +32,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-PORT_NAMES = ("node-manager", "object-manager", "dashboard-agent-listen", "dashboard-agent-grpc",
-              "runtime-env-agent", "metrics-export")  # fmt: skip
+PORT_NAMES = (
+    "node-manager",
+    "object-manager",
+    "dashboard-agent-listen",
+    "dashboard-agent-grpc",
+    "runtime-env-agent",
+    "metrics-export",
+)
 WORKER_PORTS = 200  # a node's own range of worker ports, away from the other node's
 
 
@@ -129,10 +135,17 @@ def _process_table() -> dict[int, tuple[int, str]]:
 
 
 def _ray_start(*args: str) -> None:
-    command = ["ray", "start", f"--node-ip-address={HOST}", "--disable-usage-stats",
-               *_node_ports(), *args]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=START_TIMEOUT_S,
-                          env=client_env())  # fmt: skip
+    command = [
+        "ray",
+        "start",
+        f"--node-ip-address={HOST}",
+        "--disable-usage-stats",
+        *_node_ports(),
+        *args,
+    ]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=START_TIMEOUT_S, env=client_env()
+    )
     if done.returncode:
         raise RuntimeError(
             f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
@@ -145,10 +158,14 @@ def start_head(num_cpus: int, resources: dict[str, float]) -> RayCluster:
     cluster = RayCluster(f"{HOST}:{port}", [temp_dir])
     try:
         _ray_start(
-            "--head", f"--port={port}", f"--num-cpus={num_cpus}", "--num-gpus=0",
-            f"--resources={json.dumps(resources)}", "--include-dashboard=false",
+            "--head",
+            f"--port={port}",
+            f"--num-cpus={num_cpus}",
+            "--num-gpus=0",
+            f"--resources={json.dumps(resources)}",
+            "--include-dashboard=false",
             f"--temp-dir={temp_dir}",
-        )  # fmt: skip
+        )
     except BaseException:
         cluster.stop()
         raise
@@ -167,6 +184,12 @@ ray.shutdown()
 def alive_nodes(address: str) -> list[dict]:
     import sys
 
-    out = subprocess.run([sys.executable, "-c", NODES_SCRIPT, address], capture_output=True,
-                         text=True, timeout=120, check=True, env=client_env()).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", NODES_SCRIPT, address],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=client_env(),
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])

@@ -43,9 +43,12 @@ def start_sweep(log: Path, *args: str) -> SweepProcess:
     handle = log.open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "suite.sweep", *args, "--wandb", "off"],
-        cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=REPO,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
         env={**client_env(), "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+    )
     handle.close()
     return SweepProcess(process, log)
 
@@ -64,8 +67,10 @@ def wait_until(condition: Callable[[], bool], sweep: SweepProcess, timeout: floa
     deadline = time.monotonic() + timeout
     while not condition():
         if sweep.process.poll() is not None:
-            raise AssertionError(f"sweep exited ({sweep.process.returncode}) before the "
-                                 f"condition held:\n{sweep.output()[-3000:]}")  # fmt: skip
+            raise AssertionError(
+                f"sweep exited ({sweep.process.returncode}) before the "
+                f"condition held:\n{sweep.output()[-3000:]}"
+            )
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s:\n{sweep.output()[-3000:]}")
         time.sleep(0.5)

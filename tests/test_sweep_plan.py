@@ -8,7 +8,12 @@ import pytest
 
 from suite.configs.registry import UnknownNameError
 from suite.sweep.catalog import load_sweep, sweep_names
-from suite.sweep.estimate import sweep_seconds, trial_estimate
+from suite.sweep.estimate import (
+    MEASURED_STEPS_PER_S,
+    TRIAL_STARTUP_S,
+    sweep_seconds,
+    trial_estimate,
+)
 from suite.sweep.plan import PreflightError, check_schedulable, plan_sweep
 from suite.sweep.resources import Cluster, concurrent_trials, missing_resources
 from suite.sweep.spec import Budget, Sweep, SweepError
@@ -121,8 +126,10 @@ def test_concurrency_is_first_fit_over_nodes():
 
 
 def test_estimates_come_from_measured_rates_and_fill_slots():
-    estimate = trial_estimate("pong", 1, 54_500, {})
-    assert estimate.seconds == pytest.approx(15.0 + 100.0)
+    rate = MEASURED_STEPS_PER_S["pong"]
+    estimate = trial_estimate("pong", 1, int(rate * 100), {})
+    assert estimate.seconds == pytest.approx(TRIAL_STARTUP_S + 100.0)
+    assert trial_estimate("pong", 1, 1000, {"pong": 100.0}).seconds == TRIAL_STARTUP_S + 10.0
     assert math.isnan(trial_estimate("halfcheetah", 1, 1000, {}).seconds)
     assert sweep_seconds([10, 10, 10, 10], 2) == 20
     assert sweep_seconds([30, 10, 10, 10], 2) == 30
