@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-import ray
 
 from suite.configs.registry import UnknownNameError, all_configs, config_for_env, get_config
 from suite.configs.resolve import ConfigError, resolve, to_serializable
@@ -16,10 +15,9 @@ NAMES = [tuned.name for tuned in all_configs()]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_config_builds_and_validates_without_ray(name):
+def test_every_config_builds_and_validates(name):
     config = get_config(name).build()
     config.validate()
-    assert not ray.is_initialized()
     assert config.use_circular_buffer
     assert config.circular_buffer_num_batches >= 1
     assert config.circular_buffer_iterations_per_batch >= 1
@@ -32,6 +30,21 @@ def test_every_config_documents_env_expectation_hardware_and_source(name):
     assert tuned.env in doc or tuned.env.removeprefix("ALE/") in doc
     assert "Expect" in doc
     assert tuned.source and tuned.expected
+
+
+def test_building_every_config_starts_no_ray():
+    # In a fresh interpreter: this test session itself may hold a Ray instance by now.
+    code = (
+        "import ray\n"
+        "from suite.configs.registry import all_configs\n"
+        "for tuned in all_configs():\n"
+        "    tuned.build().validate()\n"
+        "print('ray initialized:', ray.is_initialized())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    assert "ray initialized: False" in out
 
 
 def test_builders_are_pure():
