@@ -9,13 +9,12 @@ says so: no guessed numbers.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
 
 SWEEP = "learner_scaling"
@@ -25,35 +24,11 @@ NOT_MEASURED = (
 )
 
 
-class GpuRunError(RuntimeError):
-    """The learner_scaling sweep failed on the cluster."""
-
-
 def measure(address: str | None, budget: str = "full") -> dict:
     if not address:
         return {"measured": False, "text": NOT_MEASURED}
     with tempfile.TemporaryDirectory(prefix="suite-bench-gpu-") as folder:
-        command = [
-            sys.executable,
-            "-m",
-            "suite.sweep",
-            SWEEP,
-            "--budget",
-            budget,
-            "--address",
-            address,
-            "--wandb",
-            "off",
-            "--no-report",
-            "--results-dir",
-            folder,
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise GpuRunError(
-                f"{SWEEP} on {address} exited {done.returncode}: {done.stderr.strip()[-500:]}"
-            )
-        run_dir = next((Path(folder) / SWEEP).iterdir())
+        run_dir = run_sweep(SWEEP, budget, Path(folder), "--address", address)
         trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
         hardware = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())["hardware"]
     per_setting = (

@@ -10,42 +10,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
 from suite.store.writer import TIMING_FILE
 
 SWEEP = "cartpole_nk"
 TARGET = 0.95
-
-
-class PackingRunError(RuntimeError):
-    """The sweep subprocess failed; the message carries the end of its stderr."""
-
-
-def run_sweep(budget: str, results_root: Path) -> Path:
-    command = [
-        sys.executable,
-        "-m",
-        "suite.sweep",
-        SWEEP,
-        "--budget",
-        budget,
-        "--wandb",
-        "off",
-        "--no-report",
-        "--results-dir",
-        str(results_root),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise PackingRunError(
-            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
-        )
-    return next((results_root / SWEEP).iterdir())
 
 
 def where_time_went(run_dir: Path) -> dict:
@@ -72,7 +45,7 @@ def where_time_went(run_dir: Path) -> dict:
 
 def measure(budget: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="suite-bench-packing-") as folder:
-        result = where_time_went(run_sweep(budget, Path(folder)))
+        result = where_time_went(run_sweep(SWEEP, budget, Path(folder)))
     print(f"  {budget}: packing {result['packing']:.3f}", flush=True)
     return {
         "sweep": SWEEP,

@@ -1,0 +1,35 @@
+"""Run a sweep the way a user does (``python -m suite.sweep`` in its own process) for a row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+class SweepRunError(RuntimeError):
+    """The sweep subprocess failed; the message carries the end of its stderr."""
+
+
+def run_sweep(sweep: str, budget: str, results_root: Path, *extra: str) -> Path:
+    """Run ``sweep`` at ``budget`` without W&B or report; returns its run folder."""
+    command = [
+        sys.executable,
+        "-m",
+        "suite.sweep",
+        sweep,
+        "--budget",
+        budget,
+        *extra,
+        "--wandb",
+        "off",
+        "--no-report",
+        "--results-dir",
+        str(results_root),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SweepRunError(
+            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
+    return next((Path(results_root) / sweep).iterdir())
