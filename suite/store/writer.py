@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from ray.rllib.algorithms.appo import APPOConfig
 from ray.tune import Callback
 
 from suite.collect.rows import iteration_row, learner_rows
@@ -31,9 +32,15 @@ PART_LEARNERS = "learners.parquet"
 TIMING_FILE = "timing.json"
 
 
-def trial_axes(trial_id: str, spec: dict[str, Any]) -> dict[str, Any]:
+def resolve_spec(spec: dict[str, Any]) -> APPOConfig:
+    return resolve(spec["config_name"], spec["axes"], spec["overrides"])
+
+
+def trial_axes(
+    trial_id: str, spec: dict[str, Any], config: APPOConfig | None = None
+) -> dict[str, Any]:
     """The axis columns of a trial, read off its resolved config (so unswept axes are real too)."""
-    config = resolve(spec["config_name"], spec["axes"], spec["overrides"])
+    config = config or resolve_spec(spec)
     return {
         "trial_id": trial_id,
         "config_name": spec["config_name"],
@@ -110,12 +117,13 @@ class StoreWriter(Callback):
         trial_id = trial.trial_id
         if trial_id not in self._axes:
             spec = trial.config[TRIAL_KEY]
-            self._axes[trial_id] = trial_axes(trial_id, spec)
+            config = resolve_spec(spec)
+            self._axes[trial_id] = trial_axes(trial_id, spec, config)
             self._thresholds[trial_id] = get_config(spec["config_name"]).threshold
             self._iterations.setdefault(trial_id, [])
             self._learners.setdefault(trial_id, [])
             self._status.setdefault(trial_id, ("PENDING", ""))
-            self._write_trial_config(trial_id, spec)
+            self._write_trial_config(trial_id, spec, config)
         return trial_id
 
     @staticmethod
@@ -136,11 +144,10 @@ class StoreWriter(Callback):
     def _trial_dir(self, trial_id: str) -> Path:
         return self.run_dir / schema.TRIAL_CONFIG_DIR / trial_id
 
-    def _write_trial_config(self, trial_id: str, spec: dict[str, Any]) -> None:
+    def _write_trial_config(self, trial_id: str, spec: dict[str, Any], config: APPOConfig) -> None:
         path = self._trial_dir(trial_id) / "config.json"
         if path.exists():
             return
-        config = resolve(spec["config_name"], spec["axes"], spec["overrides"])
         write_json(
             path,
             {
