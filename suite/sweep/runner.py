@@ -21,6 +21,7 @@ from suite.sweep.progress import ProgressView, SweepProgress
 from suite.sweep.resources import connected_cluster
 from suite.sweep.spec import Sweep
 from suite.sweep.trainable import TRIAL_KEY, SuiteAPPO
+from suite.sweep.trial_ids import UniqueTrialIds
 
 CHECKPOINT_EVERY_ITERATIONS = 5
 # How often Tune saves its experiment state (which trials finished). Tune's "auto" period can
@@ -136,7 +137,7 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) 
         SuiteAPPO,
         param_space={TRIAL_KEY: tune.grid_search(params)},
         tune_config=tune.TuneConfig(
-            max_concurrent_trials=options.max_concurrent,
+            search_alg=UniqueTrialIds(max_concurrent=options.max_concurrent or 0),
             trial_name_creator=_trial_name,
             trial_dirname_creator=_trial_name,
             reuse_actors=False,
