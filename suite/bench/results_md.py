@@ -69,9 +69,9 @@ def render_race(data: dict) -> list[str]:
     budget = data["budget"]
     lines = [
         f"{budget['seeds']} seeds per config, interleaved; fixed budget of "
-        f"{budget['env_steps']:,} env steps or {budget['seconds']:.0f} s per trial (never stopped "
-        "on reward); time = wall seconds from the start of the Tuner, set-up included, to the "
-        f"first smoothed mean return >= 450. Ray declared {data['declared_cpus']} CPUs "
+        f"{budget['env_steps']:,} env steps or {_seconds_budget(budget)} per trial (never "
+        "stopped on reward); time = wall seconds from the start of the Tuner, set-up included, "
+        f"to the first smoothed mean return >= 450. Ray declared {data['declared_cpus']} CPUs "
         "(RLlib's settings need 4).",
         "",
         "| config | seconds to 450 | env steps to 450 | reached | env steps/s |",
@@ -92,6 +92,13 @@ def render_race(data: dict) -> list[str]:
         f"{data['target']}: {_race_verdict(data)}.",
     ]
     return lines + render_tuning_probes()
+
+
+def _seconds_budget(budget: dict) -> str:
+    suite, rllib = budget["seconds"], budget.get("rllib_seconds", budget["seconds"])
+    if suite == rllib:
+        return f"{suite:.0f} s"
+    return f"{suite:.0f} s (`cartpole`) / {rllib:.0f} s (`cartpole_rllib`)"
 
 
 def _race_verdict(data: dict) -> str:

@@ -28,11 +28,17 @@ TARGET_TIME_RATIO = 0.5  # the suite's config needs at most half RLlib's wall ti
 class Budget:
     seeds: int
     env_steps: int
-    seconds: float
+    seconds: float  # the suite's config: enough for its slowest seed to reach 450
+    rllib_seconds: float  # RLlib's settings: long enough to decide the target either way
+
+    def seconds_for(self, name: str) -> float:
+        return self.rllib_seconds if name == "cartpole_rllib" else self.seconds
 
 
-FULL = Budget(seeds=5, env_steps=1_000_000, seconds=150.0)
-QUICK = Budget(seeds=1, env_steps=200_000, seconds=60.0)
+# RLlib's settings get 300 s: if they never reach 450, the suite's ~80 s median still bounds the
+# ratio well under the 0.5 target (150 s left it undecided at "at most 0.55").
+FULL = Budget(seeds=5, env_steps=2_000_000, seconds=150.0, rllib_seconds=300.0)
+QUICK = Budget(seeds=1, env_steps=200_000, seconds=60.0, rllib_seconds=60.0)
 
 
 def race(budget: Budget) -> dict[str, list[Curve]]:
@@ -41,7 +47,8 @@ def race(budget: Budget) -> dict[str, list[Curve]]:
     for seed in range(budget.seeds):
         for name in CONFIGS:
             config = resolve(name, {"seed": seed})
-            curves[name].append(run_bare(config, stop_at(budget.env_steps, budget.seconds)))
+            stop = stop_at(budget.env_steps, budget.seconds_for(name))
+            curves[name].append(run_bare(config, stop))
             print(f"  {name} seed {seed}: {_describe(curves[name][-1], name)}", flush=True)
     return curves
 
@@ -72,7 +79,7 @@ def summarize(curves: dict[str, list[Curve]], budget: Budget) -> dict:
     suite_steps, rllib_steps = (Spread(**per_config[name]["env_steps"]) for name in CONFIGS)
     censored = not math.isfinite(rllib.median)
     # RLlib's median beyond the budget: its true time is longer, so the ratio is an upper bound.
-    time_ratio = suite.median / (budget.seconds if censored else rllib.median)
+    time_ratio = suite.median / (budget.rllib_seconds if censored else rllib.median)
     return {
         "configs": per_config,
         "budget": asdict(budget),
