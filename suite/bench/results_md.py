@@ -145,7 +145,23 @@ def render_atari(data: dict) -> list[str]:
         f"Ratio suite/RLlib (medians): **{data['ratio']:.2f}**; target >= {data['target']}: "
         f"{_verdict(data['met'])}. Suite `pong` reaches "
         f"{100 * data['fraction_of_raw_2_processes']:.0f}% of raw ALE stepping in 2 processes.",
+        "",
+        "Probes for a faster `pong` (not rerun by this command):",
+        "",
+        *[f"- {probe}" for probe in ATARI_PROBES],
     ]
+
+
+# Probes run while looking for a faster suite.configs.atari.pong (seed 0, one 50 s bare Tune
+# trial each, one session, 2026-11-30): none beat the spread of the row's own runs.
+ATARI_PROBES = (
+    "as shipped (1 env runner x 8 envs, learner in the main process): 481 env steps/s",
+    "16 envs per env runner: 531; 128-step rollout fragments: 535",
+    "2 env runners x 4 envs (3 CPUs declared): 401; 2 x 8 envs: 505",
+    "our reading (not measured separately): ALE stepping, the env runner's CNN forward passes "
+    "and the learner's CNN updates (K=2 passes over each 500-step batch) share the 2 cores, so "
+    "more sampling parallelism takes CPU from the others instead of adding throughput",
+)
 
 
 def render_packing(data: dict) -> list[str]:
