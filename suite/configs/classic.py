@@ -11,13 +11,15 @@ from suite.configs.layers import base_appo, classic_control, continuous_control
 def cartpole() -> APPOConfig:
     """CartPole-v1, tuned for a 2-core CPU-only machine.
 
-    Expect: mean episode return 450 after a median 82 s of wall time (set-up included; 74-128 s
-    over 5 seeds) and ~210k env steps, at ~3,000 env steps/s, with one env runner of 4 envs and
-    the learner in the main process (2 CPUs), N=1, K=2. Budget: 150 s or 1M env steps per trial.
+    Expect: mean episode return 450 after a median 96 s of wall time (set-up included; 84-115 s
+    over 5 seeds; an earlier run of the same benchmark gave a median of 82 s) and ~210k env steps,
+    at ~2,700-3,000 env steps/s, with one env runner of 4 envs and the learner in the main process
+    (2 CPUs), N=1, K=2. Budget: 150 s or 2M env steps per trial.
     Hardware: a 2-core AMD EPYC VM, no GPU. Source: measured by us, side by side with RLlib's
-    ``tuned_examples/appo/cartpole_appo.py`` settings (``cartpole_rllib``, which did not reach 450
-    within 150 s on this machine in any of 5 seeds): row 2 of benchmarks/RESULTS.md, which also
-    lists the tuning probes that chose these settings.
+    ``tuned_examples/appo/cartpole_appo.py`` settings (``cartpole_rllib``: 450 at a median of
+    269 s, 4 of 5 seeds within 300 s, with about the same env steps; the suite's config wins on
+    throughput, 0.36 of RLlib's wall time): row 2 of benchmarks/RESULTS.md, which also lists the
+    tuning probes that chose these settings.
     Run: ``python -m suite.sweep cartpole_nk --budget laptop``.
     """
     return (
