@@ -55,9 +55,8 @@ def atari(game: str) -> APPOConfig:
             num_envs_per_env_runner=8,
             env_to_module_connector=_frame_stack_env_to_module,
         )
-        .learners(num_learners=0)
+        .learners(num_learners=0, learner_connector=_frame_stack_learner)
         .training(
-            learner_connector=_frame_stack_learner,
             train_batch_size_per_learner=500,
             circular_buffer_num_batches=4,  # IMPACT's discrete-control N
             circular_buffer_iterations_per_batch=2,  # IMPACT's discrete-control K
