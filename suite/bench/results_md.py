@@ -179,8 +179,17 @@ def render_packing(data: dict) -> list[str]:
         f"reserves all {data['cluster_cpus']:g} CPUs), so the {idle:.0f} s in which no trial held "
         "CPUs are what limits packing: Tune starting the run, the hand-over from one trial to the "
         f"next, and the final consolidation, {idle / data['trials']:.1f} s per trial; a fixed "
-        "cost per trial, it weighs less as trials get longer.",
+        "cost per trial, it weighs less as trials get longer. " + HANDOVER_NOTE,
     ]
+
+
+# Measured by hand on this machine, 2026-11-30 (two runs), not by this command.
+HANDOVER_NOTE = (
+    "Most of a hand-over is Python start-up: every trial runs in a fresh Ray actor process, and "
+    "`python -c 'import suite.sweep.trainable'` (RLlib and torch) takes 3.7-4.0 s here. Tune can "
+    "only keep a process for the next trial (`reuse_actors`) if the trainable can reset itself "
+    "in place, which RLlib's Algorithm does not implement."
+)
 
 
 def render_report(data: dict) -> list[str]:
