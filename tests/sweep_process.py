@@ -17,6 +17,8 @@ from ray_cluster import client_env
 from suite.store import schema
 
 REPO = Path(__file__).resolve().parents[1]
+# cartpole_nk's 4 smoke trials one after another: a sweep that is reliably mid-run for a while.
+SMOKE_ONE_AT_A_TIME = ("cartpole_nk", "--budget", "smoke", "--max-concurrent", "1", "--no-report")
 
 
 @dataclass

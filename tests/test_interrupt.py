@@ -9,7 +9,7 @@ import signal
 
 import pandas as pd
 import pytest
-from sweep_process import REPO, read_trials, run_dirs, start_sweep, wait_until
+from sweep_process import REPO, SMOKE_ONE_AT_A_TIME, read_trials, run_dirs, start_sweep, wait_until
 
 from suite.report.build import default_report_path
 from suite.store import schema
@@ -49,12 +49,7 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(ray_cluster_addres
     results = tmp_path / "results"
     first = start_sweep(
         tmp_path / "first.log",
-        "cartpole_nk",
-        "--budget",
-        "smoke",
-        "--max-concurrent",
-        "1",
-        "--no-report",
+        *SMOKE_ONE_AT_A_TIME,
         "--results-dir",
         str(results),
         "--address",

@@ -7,7 +7,7 @@ import time
 
 import pandas as pd
 import pytest
-from sweep_process import read_trials, run_dirs, start_sweep, wait_until
+from sweep_process import SMOKE_ONE_AT_A_TIME, read_trials, run_dirs, start_sweep, wait_until
 
 from suite.store import schema
 
@@ -45,12 +45,7 @@ def test_resume_after_sigkill(ray_cluster_address, tmp_path):
     common = ["--results-dir", str(results), "--address", ray_cluster_address]
     first = start_sweep(
         tmp_path / "first.log",
-        "cartpole_nk",
-        "--budget",
-        "smoke",
-        "--max-concurrent",
-        "1",
-        "--no-report",
+        *SMOKE_ONE_AT_A_TIME,
         *common,
     )
     try:
