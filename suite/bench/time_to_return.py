@@ -35,7 +35,7 @@ class Budget:
         return self.rllib_seconds if name == "cartpole_rllib" else self.seconds
 
 
-# RLlib's settings get 300 s: if they never reach 450, the suite's ~80 s median still bounds the
+# RLlib's settings get 300 s: if they never reach 450, the suite's ~80-100 s median still bounds the
 # ratio well under the 0.5 target (150 s left it undecided at "at most 0.55").
 FULL = Budget(seeds=5, env_steps=2_000_000, seconds=150.0, rllib_seconds=300.0)
 QUICK = Budget(seeds=1, env_steps=200_000, seconds=60.0, rllib_seconds=60.0)
