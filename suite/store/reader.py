@@ -94,6 +94,8 @@ def _read_table(file: Path, columns: dict[str, str]) -> pd.DataFrame:
         raise StoreError(
             f"{file} is corrupt or truncated ({reason}); rerun the sweep or delete the file"
         ) from None
+    for name in schema.LATER_COLUMNS & set(columns) - set(table.columns):
+        table[name] = float("nan")
     missing = [name for name in columns if name not in table.columns]
     if missing:
         raise StoreError(
