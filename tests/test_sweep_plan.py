@@ -133,3 +133,11 @@ def test_estimates_come_from_measured_rates_and_fill_slots():
     assert math.isnan(trial_estimate("halfcheetah", 1, 1000, {}).seconds)
     assert sweep_seconds([10, 10, 10, 10], 2) == 20
     assert sweep_seconds([30, 10, 10, 10], 2) == 30
+
+
+def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):
+    from suite.sweep.cli import main
+
+    assert main(["cartpole_nk", "--dry-run", "--env-steps", "12345", "--wandb", "off"]) == 0
+    out = capsys.readouterr().out
+    assert "4 trials x 12,345 env steps" in out

@@ -78,8 +78,10 @@ def plan_sweep(
     seeds: int | None = None,
     overrides: dict | None = None,
     max_concurrent: int | None = None,
+    env_steps: int | None = None,
 ) -> Plan:
-    env_steps = sweep.budget(budget).env_steps
+    """``env_steps``: per trial, instead of the budget's."""
+    env_steps = env_steps or sweep.budget(budget).env_steps
     earlier = measured_rates(results_root)
     planned = []
     for index, spec in enumerate(sweep.trials(budget, seeds, overrides)):
