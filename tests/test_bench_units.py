@@ -145,3 +145,13 @@ def test_render_keeps_the_sections_of_rows_without_a_raw_record(tmp_path):
     again = render(tmp_path, previous)
     assert earlier_text in again
     assert "Ratio on/off (medians): **1.000**" in again
+
+
+def test_interleaved_rates_warm_up_first_then_abba():
+    from suite.bench.summary import interleaved_rates
+
+    calls: list[str] = []
+    sides = {"a": lambda: calls.append("a") or 1.0, "b": lambda: calls.append("b") or 2.0}
+    rates = interleaved_rates(sides, repetitions=3, warm_up=lambda: calls.append("warm"))
+    assert calls == ["warm", "a", "b", "b", "a", "a", "b"]
+    assert rates == {"a": [1.0, 1.0, 1.0], "b": [2.0, 2.0, 2.0]}
