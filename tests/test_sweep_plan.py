@@ -141,3 +141,42 @@ def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):
     assert main(["cartpole_nk", "--dry-run", "--env-steps", "12345", "--wandb", "off"]) == 0
     out = capsys.readouterr().out
     assert "4 trials x 12,345 env steps" in out
+
+
+USER_SWEEP = """
+from suite.sweep.spec import Budget, Sweep
+
+SWEEP = Sweep(
+    name="my_cartpole",
+    description="a user's own sweep, kept outside the package",
+    configs=("cartpole",),
+    axes={"n": (1, 2), "k": (1,)},
+    budgets={"smoke": Budget(env_steps=1_000, seeds=1, description="tiny")},
+)
+"""
+
+
+def test_a_sweep_file_outside_the_package_runs_by_path(tmp_path, capsys):
+    from suite.sweep.cli import main
+
+    path = tmp_path / "elsewhere" / "my_sweep.py"
+    path.parent.mkdir()
+    path.write_text(USER_SWEEP)
+    assert main([str(path), "--dry-run", "--wandb", "off"]) == 0
+    assert "my_cartpole (smoke): 2 trials" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [(None, "does not exist"), ("X = 1\n", "must define SWEEP")],
+    ids=["missing", "no SWEEP"],
+)
+def test_a_bad_sweep_file_is_one_line(tmp_path, capsys, content, words):
+    from suite.sweep.cli import main
+
+    path = tmp_path / "my_sweep.py"
+    if content is not None:
+        path.write_text(content)
+    assert main([str(path), "--dry-run", "--wandb", "off"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err

@@ -61,7 +61,12 @@ def parser() -> argparse.ArgumentParser:
         description="Run a named APPO sweep (N, K, learners, GPUs per learner, envs, seeds) with "
         "Ray Tune, collect it into results/, and build the tuning-guide report.",
     )
-    p.add_argument("name", nargs="?", help="the sweep to run (see --list)")
+    p.add_argument(
+        "name",
+        nargs="?",
+        help="the sweep to run: a name from --list, or the path of your own sweep file (a .py "
+        "defining SWEEP = Sweep(...))",
+    )
     p.add_argument("--list", action="store_true", help="list the sweeps and their budgets")
     p.add_argument(
         "--dry-run",
@@ -172,6 +177,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         overrides["learner_config_dict"] = {**settings, DEADLOCK_GUARD_SETTING: False}
     return RunOptions(
         budget=args.budget,
+        sweep_source=args.name,
         seeds=args.seeds,
         env_steps=args.env_steps,
         overrides=overrides,

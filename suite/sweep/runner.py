@@ -38,6 +38,7 @@ TRIAL_CLEANUP_S = "10"
 @dataclass
 class RunOptions:
     budget: str = "smoke"
+    sweep_source: str | None = None  # what the user named: a sweep name or a sweep file's path
     seeds: int | None = None
     env_steps: int | None = None  # per trial, instead of the budget's
     overrides: dict = field(default_factory=dict)
@@ -75,6 +76,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
     budget = plan.sweep.budget(plan.budget)
     return {
         "sweep": plan.sweep.name,
+        "sweep_source": options.sweep_source or plan.sweep.name,
         "run_id": run_dir.name,
         "budget": {
             "name": plan.budget,

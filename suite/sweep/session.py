@@ -153,7 +153,8 @@ def _print_interrupted(sweep: Sweep, run_dir: Path, options: RunOptions, console
 
 def resume_command(sweep: Sweep, run_dir: Path, options: RunOptions) -> str:
     """The command that resumes ``run_dir``, on the same cluster if the run used --address."""
-    words = ["python", "-m", "suite.sweep", sweep.name, "--resume", run_dir.name]
+    source = options.sweep_source or sweep.name
+    words = ["python", "-m", "suite.sweep", source, "--resume", run_dir.name]
     words += ["--results-dir", str(options.results_root)]
     if options.address:
         words += ["--address", options.address]
