@@ -10,10 +10,11 @@ from ray.rllib.connectors.env_to_module.frame_stacking import FrameStackingEnvTo
 from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
-from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
 from suite.configs.envs import AtariEnv
 
 ATARI_FRAME_STACK = 4
+# learner_config_dict key: the suite's deadlock guard (suite/collect/deadlock_guard.py) on or off.
+DEADLOCK_GUARD_SETTING = "suite_deadlock_guard"
 
 
 def base_appo() -> APPOConfig:
