@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
+from suite.ray_internals import warn_if_unchecked_ray
 from suite.sweep.catalog import load_sweep, sweep_names
 from suite.sweep.estimate import format_duration
 from suite.sweep.logs import quiet_before_run
@@ -253,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.name:
             raise ValueError("name a sweep to run (see --list)")
         quiet_before_run()
+        warn_if_unchecked_ray()
         return run_command(load_sweep(args.name), options_from(args), args, console)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
