@@ -20,7 +20,6 @@ from suite.sweep.plan import Plan
 from suite.sweep.runner import RunOptions
 
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 
 class OneLineParser(argparse.ArgumentParser):

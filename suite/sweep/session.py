@@ -13,10 +13,10 @@ from pathlib import Path
 from rich.console import Console
 
 from suite.store.schema import RUN_METADATA_FILE
-from suite.sweep.cli import EXIT_INTERRUPTED, print_plan
+from suite.sweep.cli import print_plan
 from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.estimate import format_duration
-from suite.sweep.interrupt import Interrupts
+from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.logs import route_library_logs
 from suite.sweep.plan import check_schedulable
 from suite.sweep.rundir import find_run_dir, new_run_dir
