@@ -36,15 +36,19 @@ def run_curves(iterations: pd.DataFrame, x_column: str) -> dict[str, tuple]:
 
 
 def band(curves: list[tuple], seed: int = 0) -> Band | None:
-    """IQM over runs on a grid from 0 to the furthest x every run reached."""
+    """IQM over runs on a grid over the x range every run covers: from the last run's first
+    finished episode to the first run's end. One run: its own points, and no band."""
     if not curves:
         return None
-    end = min(x[-1] for x, _ in curves)
-    grid = np.linspace(0.0, end, GRID_POINTS) if end > 0 else np.array([0.0])
+    if len(curves) == 1:
+        x, y = curves[0]
+        return Band(np.asarray(x, float), np.asarray(y, float), None, None, 1)
+    start, end = max(x[0] for x, _ in curves), min(x[-1] for x, _ in curves)
+    if start > end:
+        return None  # the runs share no stretch of x to pool over
+    grid = np.linspace(start, end, GRID_POINTS) if end > start else np.array([start])
     table = np.vstack([np.interp(grid, x, y) for x, y in curves])
     iqm = stats.trim_mean(table, 0.25, axis=0)
-    if len(curves) < 2:
-        return Band(grid, iqm, None, None, 1)
     result = stats.bootstrap(
         (table,),
         lambda sample, axis: stats.trim_mean(sample, 0.25, axis=axis),
