@@ -47,15 +47,26 @@ def with_budget_metrics(
 ) -> pd.DataFrame:
     """``trials`` plus the ``AT_BUDGET_COLUMNS``, read off each trial's iteration rows."""
     budgets = budgets_by_env(trials, planned)
-    ordered = iterations.sort_values(["trial_id", "iteration"])
-    columns = ["env_steps", "wall_time_s", "episode_return_mean"]
-    curves = {tid: group[columns].to_numpy(float) for tid, group in ordered.groupby("trial_id")}
+    curves = _curves_by_trial(iterations)
     rows = []
     for trial in trials[["trial_id", "env", "threshold"]].itertuples(index=False):
         curve = curves.get(trial.trial_id, np.empty((0, 3)))
         rows.append(read_at_budget(curve, budgets[trial.env], trial.threshold))
     extra = pd.DataFrame(rows, columns=AT_BUDGET_COLUMNS, index=trials.index)
     return pd.concat([trials.drop(columns=list(AT_BUDGET_COLUMNS), errors="ignore"), extra], axis=1)
+
+
+def _curves_by_trial(iterations: pd.DataFrame) -> dict[str, np.ndarray]:
+    """trial_id -> rows of (env steps, wall seconds, return) in iteration order (one sort and
+    one split: a pandas groupby over 1,000 trials costs a second)."""
+    columns = ["env_steps", "wall_time_s", "episode_return_mean"]
+    ordered = iterations[["trial_id", "iteration", *columns]].sort_values(["trial_id", "iteration"])
+    ids = ordered["trial_id"].to_numpy()
+    values = ordered[columns].to_numpy(float)
+    if not len(ids):
+        return {}
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    return dict(zip(ids[starts], np.split(values, starts[1:]), strict=True))
 
 
 def read_at_budget(curve: np.ndarray, budget: float, threshold: float) -> tuple:

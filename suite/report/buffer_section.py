@@ -16,7 +16,7 @@ from suite.report.formatting import fmt, plural
 
 MODEL_DROP_BOUND = 0.05  # absolute drop-fraction error beyond which the model's advice is withheld
 MODEL_REUSE_BOUND = 0.15  # reuse error, as a fraction of K
-MAX_TRIAL_LINES = 60
+MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
 LIFETIME = [
     "buffer_env_steps_added_lifetime",
     "buffer_env_steps_dropped_lifetime",

@@ -91,8 +91,7 @@ def _counts(trials: pd.DataFrame) -> dict:
 
 def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, key) -> dict:
     env, learners, gpus = key
-    ids = trials["trial_id"]
-    iterations = run.iterations[run.iterations["trial_id"].isin(ids)]
+    iterations = run.iterations[run.iterations["trial_id"].isin(trials["trial_id"])]
     mine = cells[
         (cells["env"] == env)
         & (cells["num_learners"] == learners)

@@ -54,7 +54,10 @@ def styled(build):
 
 def encode(figure: Figure, alt: str) -> Image:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=CSS_PX_PER_INCH * SCALE)
+    # zlib level 1: a third of the encoding time of the default 6, for ~15% larger files
+    figure.savefig(
+        buffer, format="png", dpi=CSS_PX_PER_INCH * SCALE, pil_kwargs={"compress_level": 1}
+    )
     uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
     return Image(uri, round(figure.get_figwidth() * CSS_PX_PER_INCH), alt)
 

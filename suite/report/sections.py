@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 
 from suite.report import analysis, figures
-from suite.report.curves import band, run_curves
+from suite.report.curves import bands, run_curves
 from suite.report.formatting import fmt
 from suite.report.heatmap import heatmap
 from suite.report.normalize import Normalization
 
 MAX_CURVES_PER_CELL = 50  # enough for a stable IQM band; keeps 1,000-trial reports fast
+CURVE_AXES = (("env_steps", "env steps"), ("wall_time_s", "wall time (s)"))
 
 
 def learning_curves(iterations: pd.DataFrame, trials: pd.DataFrame, threshold, title) -> dict:
@@ -20,23 +21,18 @@ def learning_curves(iterations: pd.DataFrame, trials: pd.DataFrame, threshold, t
     if done.empty:
         return {"reason": "No finished trial in this setting, so there are no curves to pool."}
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
-    axes = {
-        "env steps": run_curves(rows, "env_steps"),
-        "wall time (s)": run_curves(rows, "wall_time_s"),
-    }
+    views = {label: run_curves(rows, column) for column, label in CURVE_AXES}
     images, seeds = [], set()
     for k, k_trials in done.groupby("k", sort=True):
-        panels = {}
-        for x_label, curves in axes.items():
-            bands = {}
-            for n, cell in k_trials.groupby("n", sort=True):
-                ids = [i for i in cell["trial_id"].head(MAX_CURVES_PER_CELL) if i in curves]
-                found = band([curves[i] for i in ids])
-                if found is not None:
-                    bands[n] = found
-                    seeds.add(found.runs)
-            if bands:
-                panels[x_label] = bands
+        panels = {label: {} for label in views}
+        for n, cell in k_trials.groupby("n", sort=True):
+            ids = [i for i in cell["trial_id"].head(MAX_CURVES_PER_CELL) if i in views["env steps"]]
+            found = bands([[curves[i] for i in ids if i in curves] for curves in views.values()])
+            for label, one in zip(views, found, strict=True):
+                if one is not None:
+                    panels[label][n] = one
+                    seeds.add(one.runs)
+        panels = {label: drawn for label, drawn in panels.items() if drawn}
         if panels:
             alt = f"learning curves, K={k:g}, {title}"
             images.append(figures.learning_curves(panels, threshold, k, alt))
