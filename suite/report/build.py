@@ -85,8 +85,15 @@ def _counts(trials: pd.DataFrame) -> dict:
         "unfinished": len(trials) - len(done),
         "envs": plural(trials["env"].nunique(), "env"),
         "seeds": plural(done["seed"].nunique(), "seed"),
-        "budget": budget_text(trials),
+        "budget": _budgets_text(trials),
     }
+
+
+def _budgets_text(trials: pd.DataFrame) -> str:
+    per_env = trials.groupby("env", sort=True)["budget_env_steps"].first().dropna()
+    if per_env.nunique() <= 1:
+        return budget_text(trials)
+    return "; ".join(f"{env} at {fmt(float(steps))} env steps" for env, steps in per_env.items())
 
 
 def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, key) -> dict:
