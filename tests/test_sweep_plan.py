@@ -133,3 +133,21 @@ def test_estimates_come_from_measured_rates_and_fill_slots():
     assert math.isnan(trial_estimate("halfcheetah", 1, 1000, {}).seconds)
     assert sweep_seconds([10, 10, 10, 10], 2) == 20
     assert sweep_seconds([30, 10, 10, 10], 2) == 30
+
+
+def test_trial_order_is_shuffled_by_a_recorded_seed(tmp_path):
+    sweep = load_sweep("atari_nk")
+    grid = [spec.label() for spec in sweep.trials("smoke", None, None)]
+    orders = {
+        seed: [
+            t.spec.label()
+            for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=seed).trials
+        ]
+        for seed in range(6)
+    }
+    assert all(sorted(order) == sorted(grid) for order in orders.values())  # nothing lost
+    assert orders[3] == [
+        t.spec.label() for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).trials
+    ]  # the seed fixes the order
+    assert len({tuple(order) for order in orders.values()}) > 1  # and the seed matters
+    assert plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).order_seed == 3

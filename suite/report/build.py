@@ -72,6 +72,7 @@ def report_context(run: RunData) -> dict:
         ),
         "table_columns": trial_table.COLUMNS,
         "table_rows": trial_table.rows(trials),
+        "order_note": trial_table.order_note(run.metadata),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
     }

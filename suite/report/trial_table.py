@@ -95,6 +95,16 @@ def order_warnings(trials: pd.DataFrame) -> list[str]:
     return warnings
 
 
+def order_note(metadata: dict) -> str:
+    seed = metadata.get("trial_order_seed")
+    if seed is None:
+        return (
+            "This run recorded no shuffled order (it predates the shuffle): its trials ran in "
+            "grid order, so drift over the run lines up with the grid's axes."
+        )
+    return f"Trials ran in an order shuffled with seed {seed} (trial_order_seed in run.json)."
+
+
 def rows(trials: pd.DataFrame) -> list[list[tuple[str, str]]]:
     """Cells as (display text, sort key) pairs so the inline JS sorts numerically."""
     table = trials.sort_values("run_order")
