@@ -1,7 +1,6 @@
 """The buffer model against hand-worked limits and against RLlib's real CircularBuffer."""
 
 import numpy as np
-import pandas as pd
 import pytest
 from ray.rllib.algorithms.appo.utils import CircularBuffer
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from suite.report import analysis, budget, glossary, sections, trial_table
 from suite.report.buffer_section import buffer_section
-from suite.report.evidence import evidence_section
+from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural
 from suite.report.verdict_section import budget_text, normalizations, verdicts, why_missing
 from suite.store.reader import RunData, load_run
@@ -53,7 +53,8 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
 def report_context(run: RunData) -> dict:
     trials = prepared_trials(run)
     cells = analysis.cell_table(trials)
-    scales = sections.heatmap_scales(cells, normalizations(trials), trials)
+    norms = normalizations(trials)
+    scales = sections.heatmap_scales(cells, norms, trials)
     settings = [
         _setting(run, setting_trials, cells, scales, key)
         for key, setting_trials in trials.groupby(["env", *analysis.HARDWARE], sort=True)
@@ -65,6 +66,7 @@ def report_context(run: RunData) -> dict:
         "counts": _counts(trials),
         "verdicts": verdicts(trials),
         "order_warnings": trial_table.order_warnings(trials),
+        "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
         "settings": settings,
         "scaling": sections.scaling(trials),
         "failed": failed[["trial_id", "env", "n", "k", "seed", "status", "error"]].to_dict(

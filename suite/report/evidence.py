@@ -136,3 +136,41 @@ def _profile_panel(axis, scores, intervals) -> None:
     axis.set(title="performance profile", xlabel="return τ", ylabel="fraction of runs > τ")
     axis.set_ylim(-0.02, 1.02)
     axis.legend(fontsize=7.5)
+
+
+def pooled_evidence(trials: pd.DataFrame, norms: dict) -> dict:
+    """Across envs, on normalized returns: IQM with its CI stratified by env (each env's seeds
+    as dots) and the performance profile averaged over envs, for cells every env has."""
+    per_env = {env: _scores(group) for env, group in trials.groupby("env", sort=True)}
+    shared = sorted(set.intersection(*(set(cells) for cells in per_env.values())))
+    if len(per_env) < 2 or not shared:
+        return {"reason": "No N×K cell has a return at the budget on every env."}
+    tasks = {cell: [norms[env](per_env[env][cell]) for env in per_env] for cell in shared}
+    intervals = {cell: stratified_bootstrap_ci(interquartile_mean, t) for cell, t in tasks.items()}
+    return {"images": [_pooled_figure(tasks, intervals, "evidence across envs")]}
+
+
+@figures.styled
+def _pooled_figure(tasks, intervals, alt: str) -> figures.Image:
+    height = 1.4 + 0.34 * max(len(tasks), 5)
+    figure = Figure(figsize=(8.0, height))
+    axes = figure.subplots(1, 2)
+    scores = {cell: np.concatenate(parts) for cell, parts in tasks.items()}
+    _interval_panel(axes[0], scores, intervals)
+    axes[0].set(title="IQM over envs and seeds, 95% CI", xlabel="normalized return at budget")
+    everything = np.concatenate(list(scores.values()))
+    low, high = float(everything.min()), float(everything.max())
+    taus = np.linspace(low - 1e-9, high if high > low else low + 1.0, PROFILE_POINTS)
+    for cell in sorted(tasks, key=lambda cell: -intervals[cell].point)[:MAX_PROFILES]:
+        axes[1].plot(taus, performance_profile(tasks[cell], taus), label=_label(cell))
+    axes[1].set(
+        title="performance profile, mean over envs",
+        xlabel="normalized return τ",
+        ylabel="fraction of runs > τ",
+    )
+    axes[1].set_ylim(-0.02, 1.02)
+    axes[1].legend(fontsize=7.5)
+    figures.margins(
+        figure, left=0.13, right=0.98, bottom=0.75 / height, top=1 - 0.4 / height, wspace=0.45
+    )
+    return figures.encode(figure, alt)
