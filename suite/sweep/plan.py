@@ -18,6 +18,7 @@ from suite.sweep.estimate import (
     sweep_seconds,
     trial_estimate,
 )
+from suite.sweep.iterations import sized
 from suite.sweep.order import new_order_seed, shuffled
 from suite.sweep.resources import (
     Cluster,
@@ -87,7 +88,8 @@ def plan_sweep(
     earlier = measured_rates(results_root)
     order_seed = new_order_seed() if order_seed is None else order_seed
     planned = []
-    specs = shuffled(list(sweep.trials(budget, seeds, overrides)), order_seed)
+    specs = [sized(spec, sweep.budget(budget)) for spec in sweep.trials(budget, seeds, overrides)]
+    specs = shuffled(specs, order_seed)
     for index, spec in enumerate(specs):
         config = resolve(spec.config_name, spec.axes, spec.overrides)
         estimate = trial_estimate(spec.config_name, config.num_env_runners, env_steps, earlier)
