@@ -120,7 +120,7 @@ def scaling_table(trials: pd.DataFrame) -> pd.DataFrame | None:
             seeds=("seed", "nunique"),
             trials=("trial_id", "count"),
             env_steps_per_s=("mean_env_steps_per_s", "median"),
-            seconds_to_threshold=("seconds_to_threshold", "median"),
+            seconds_to_threshold=(TIME_TO_THRESHOLD.column, "median"),
         )
         .reset_index()
     )

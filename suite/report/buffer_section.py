@@ -177,5 +177,9 @@ def _rllib_note(rows: pd.DataFrame) -> str:
         f"At the last iteration RLlib's num_env_steps_trained_lifetime is "
         f"{fmt(float(ratio.min()))}–{fmt(float(ratio.max()))} of the env steps the learner "
         f"really trained on (the suite counts every sample taken from the buffer).{stalled} "
-        "Use the suite's count."
+        "Why it lags: RLlib's learner hands its metrics over only on every "
+        "broadcast_interval-th update call (IMPALALearner.update, BATCHES_PER_AGGREGATION in "
+        "ray/rllib/algorithms/impala/impala_learner.py), so the counter moves in jumps of that "
+        "many batches and stands still between them; a short run may see a single jump. Use the "
+        "suite's count."
     )
