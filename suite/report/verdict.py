@@ -80,7 +80,7 @@ def judge(cells: list[CellScores], context: Context) -> Verdict:
     bound_reason, bound = _bound_reason(intervals, context)
     reasons += [bound_reason] if bound_reason else []
     progress_reason = _progress_reason(intervals[leader.label].point, context)
-    reasons += [progress_reason] if progress_reason and not bound else []
+    reasons += [progress_reason] if progress_reason else []
     tied = _tied_with(leader, ranked[1:], intervals, improvement)
     separated = not tied
     exact_tie = any(_equal(intervals[label], intervals[leader.label]) for label in tied)
@@ -130,7 +130,7 @@ def _bound_reason(intervals: dict[str, Interval], context: Context) -> tuple[str
     if context.floor is not None and max(points) <= context.floor + EQUAL:
         return (
             f"scores at the floor: every cell scores at or below {context.fmt(context.floor)} "
-            "(random play): nothing has been learned yet",
+            "(random play)",
             True,
         )
     if context.ceiling is not None and min(points) >= context.ceiling - EQUAL:
@@ -144,6 +144,11 @@ def _progress_reason(best: float, context: Context) -> str:
     progress = (best - context.floor) / (context.threshold - context.floor)
     if progress >= MIN_PROGRESS:
         return ""
+    if progress <= 0:
+        return (
+            f"too few env steps: at {context.budget_text} no cell has left random play yet "
+            f"(threshold {context.fmt(context.threshold)})"
+        )
     return (
         f"too few env steps: at {context.budget_text} the best cell is {progress:.0%} of the "
         f"way from random play to the threshold {context.fmt(context.threshold)}"
