@@ -183,7 +183,7 @@ def _summary(strength, leader, tied, intervals, improvement, context, seeds) -> 
     if seeds < MIN_SEEDS_FOR_CI:
         return f"Cannot tell: highest is {best}, but with one seed no two cells can be told apart."
     if tied:
-        return f"Cannot tell: {best} ties with {', '.join(tied)}."
+        return f"Cannot tell: {best} ties with {'; '.join(tied)}."
     return f"Cannot tell: highest is {best}."
 
 
