@@ -86,7 +86,7 @@ def judge(cells: list[CellScores], context: Context) -> Verdict:
     exact_tie = any(_equal(intervals[label], intervals[leader.label]) for label in tied)
     if not separated and seeds >= MIN_SEEDS_FOR_CI:
         reasons.append(
-            "overlapping CIs: " + ", ".join(tied) + f" cannot be told apart from {leader.label}"
+            "overlapping CIs: " + "; ".join(tied) + f" cannot be told apart from {leader.label}"
         )
     strong = all(value.known and value.low > 0.5 for value in improvement.values())
     likely = all(value.point >= LEANING_IMPROVEMENT for value in improvement.values())
