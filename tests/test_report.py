@@ -67,7 +67,7 @@ def test_scaling_says_why_when_hardware_does_not_vary(html):
 
 
 def test_scaling_section_when_learners_vary(tmp_path):
-    run = write_synthetic_run(tmp_path / "run", 48, 8, seed=0, num_learners=(1, 2))
+    run = write_synthetic_run(tmp_path / "run", 24, 4, seed=0, num_learners=(1, 2))
     text = build_report(run, tmp_path / "r.html").read_text()
     assert "do not vary" not in text
     assert "parallel efficiency" in text
@@ -91,10 +91,15 @@ def test_run_of_only_failed_trials_says_why(tmp_path):
     assert "ActorDiedError" in text
 
 
-def test_default_path_is_under_reports(run_dir, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    return write_synthetic_run(tmp_path_factory.mktemp("small") / "run", 6, 4, seed=5)
+
+
+def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = build_report(run_dir)
-    assert path == tmp_path.joinpath("reports/synthetic_nk-synthetic-3.html").relative_to(tmp_path)
+    path = build_report(small_run)
+    assert path == tmp_path.joinpath("reports/synthetic_nk-synthetic-5.html").relative_to(tmp_path)
     assert path.is_file()
 
 
@@ -123,8 +128,8 @@ def test_compare_refuses_a_run_against_itself(run_dir, tmp_path, capsys):
     assert "are the same run" in capsys.readouterr().err
 
 
-def test_cli_prints_the_path(run_dir, tmp_path, capsys):
-    assert main([str(run_dir), "--out", str(tmp_path / "cli.html")]) == 0
+def test_cli_prints_the_path(small_run, tmp_path, capsys):
+    assert main([str(small_run), "--out", str(tmp_path / "cli.html")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "cli.html")
 
 
