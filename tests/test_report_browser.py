@@ -101,8 +101,8 @@ def test_report_loads_cleanly_in_chromium(report, tmp_path, width):
     )
     assert verdict, "the probe never ran: " + result.stdout[-500:]
     images, broken, blank, first_k, overflow = verdict.groups()
-    # across envs: evidence; per env: evidence, 3 Ks of curves, 8 maps, buffer
-    assert int(images) == 1 + 2 * (1 + 3 + 8 + 1)
+    # across envs: evidence; per env: 2 evidence, 3 Ks of curves, 8 maps, buffer
+    assert int(images) == 1 + 2 * (2 + 3 + 8 + 1)
     assert int(broken) == 0
     assert int(blank) == 0
     assert first_k == "4"  # the largest K first after sorting descending
