@@ -68,7 +68,8 @@ def judge(cells: list[CellScores], context: Context) -> Verdict:
     if len(present) < 2:
         reason = "no cell has" if not present else "only one cell has"
         reasons.insert(0, f"{reason} a score at {context.budget_text or 'the budget'}")
-        return Verdict(INCONCLUSIVE, "Cannot tell: too few cells to compare.", reasons, [], {}, {})
+        summary = "Cannot tell: " + ("no cell has a score." if not present else "one cell alone.")
+        return Verdict(INCONCLUSIVE, summary, reasons, [], {}, {})
     intervals = {cell.label: _interval(cell) for cell in present}
     ranked = sorted(present, key=lambda cell: -intervals[cell.label].point)
     leader = ranked[0]
