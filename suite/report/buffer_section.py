@@ -36,8 +36,12 @@ def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     base = rows[rows["iteration"] == rows["warm_up_iterations"]].set_index("trial_id")[LIFETIME]
     last = steady.groupby("trial_id")[LIFETIME].last()
     delta = last - base.reindex(last.index)
+    learners = trials.set_index("trial_id")["num_learners"].clip(lower=1)
+    # stores written before the collector clipped it can hold waits longer than the iteration
+    ceiling = steady["time_this_iter_s"] * steady["trial_id"].map(learners)
+    steady = steady.assign(learner_wait_s=steady["learner_wait_s"].clip(upper=ceiling))
     sums = steady.groupby("trial_id")[["time_this_iter_s", "learner_wait_s"]].sum()
-    learners = trials.set_index("trial_id")["num_learners"].clip(lower=1).reindex(last.index)
+    learners = learners.reindex(last.index)
     seconds = sums["time_this_iter_s"] * learners  # learner-seconds
     busy = (seconds - sums["learner_wait_s"]).clip(lower=1e-9)
     added = delta["buffer_env_steps_added_lifetime"].where(lambda v: v > 0)
