@@ -28,7 +28,8 @@ LIFETIME = [
 
 def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Per trial: steady iterations and seconds, rates, wait share, drop fraction and reuse."""
-    rows = iterations.sort_values(["trial_id", "iteration"])
+    columns = ["trial_id", "iteration", "time_this_iter_s", "learner_wait_s", *LIFETIME]
+    rows = iterations[columns].sort_values(["trial_id", "iteration"])
     trained = rows[rows["buffer_samples_lifetime"] > 0]
     warm_end = trained.groupby("trial_id")["iteration"].min().rename("warm_up_iterations")
     rows = rows.join(warm_end, on="trial_id")
@@ -145,7 +146,9 @@ def _percent(value) -> str:
 
 
 def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
-    ids = rows["trial_id"].drop_duplicates().head(MAX_TRIAL_LINES)
+    """One line per cell (its first trial by id), at most MAX_TRIAL_LINES."""
+    first = rows.groupby(["n", "k"])["trial_id"].min()
+    ids = first.sort_values().head(MAX_TRIAL_LINES)
     chosen = rows[rows["trial_id"].isin(ids)].sort_values(["trial_id", "iteration"])
     chosen = chosen.assign(
         rllib_vs_true_trained=chosen["rllib_env_steps_trained_lifetime"]

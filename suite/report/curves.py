@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-GRID_POINTS = 50
-BAND_RESAMPLES = 500  # per grid point, for the drawn band only; headline CIs use 2,000
+GRID_POINTS = 40
+BAND_RESAMPLES = 250  # per grid point, for the drawn band only; headline CIs use 2,000
 BAND_CONFIDENCE = 0.95
 
 

@@ -52,8 +52,8 @@ def _curves_note(seeds: set[int]) -> str:
             "and there are no confidence bands."
         )
     return (
-        text + ", with a 95% bootstrap band (500 resamples per point); cells with one seed "
-        "show that seed's curve, without a band."
+        text + ", with a 95% bootstrap band (250 resamples per point, for the drawing; the "
+        "verdict's CIs use 2,000); cells with one seed show that seed's curve, without a band."
     )
 
 
