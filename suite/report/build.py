@@ -13,6 +13,7 @@ from suite.report import analysis, budget, glossary, sections, trial_table
 from suite.report.buffer_section import buffer_section
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural
+from suite.report.reliability import reliability
 from suite.report.verdict_section import budget_text, normalizations, verdicts, why_missing
 from suite.store.reader import RunData, load_run
 
@@ -77,6 +78,7 @@ def report_context(run: RunData) -> dict:
         "order_note": trial_table.order_note(run.metadata),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
+        "reliability": reliability(trials, run.metadata),
     }
 
 

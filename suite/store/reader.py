@@ -86,12 +86,6 @@ def _read_metadata(file: Path) -> dict:
     return metadata
 
 
-# Columns added to the schema after stores were already written (the committed example among
-# them): an older store lacks them and reads them as NaN, unknown and never 0, instead of being
-# refused. Any other missing column is still an error.
-ADDED_LATER = frozenset({"deadlock_guard_releases_lifetime"})
-
-
 def _read_table(file: Path, columns: dict[str, str]) -> pd.DataFrame:
     try:
         table = pd.read_parquet(file)
@@ -100,9 +94,9 @@ def _read_table(file: Path, columns: dict[str, str]) -> pd.DataFrame:
         raise StoreError(
             f"{file} is corrupt or truncated ({reason}); rerun the sweep or delete the file"
         ) from None
+    for name in schema.LATER_COLUMNS & set(columns) - set(table.columns):
+        table[name] = float("nan")
     missing = [name for name in columns if name not in table.columns]
-    table = table.assign(**{name: float("nan") for name in missing if name in ADDED_LATER})
-    missing = [name for name in missing if name not in ADDED_LATER]
     if missing:
         raise StoreError(
             f"{file} lacks columns {missing}; it was written against another schema, rewrite "
