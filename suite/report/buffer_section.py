@@ -174,11 +174,11 @@ def _rllib_note(rows: pd.DataFrame) -> str:
         return "RLlib reported no trained env steps in this setting."
     stalled = ""
     if len(last_moved):
+        ends = rows.groupby("trial_id")["iteration"].max()
         stalled = (
-            f" RLlib's counter last moved at iteration {fmt(float(last_moved.median()))} "
-            f"(median over {plural(len(last_moved), 'trial')}) of "
-            f"{fmt(float(rows.groupby('trial_id')['iteration'].max().median()))}, while the "
-            "suite's count kept rising."
+            f" RLlib's counter last moved at iteration {_span(last_moved)} of "
+            f"{_span(ends)} ({plural(len(last_moved), 'trial')}), while the suite's count kept "
+            "rising."
         )
     return (
         f"At the last iteration RLlib's num_env_steps_trained_lifetime is "
@@ -190,3 +190,8 @@ def _rllib_note(rows: pd.DataFrame) -> str:
         "many batches and stands still between them; a short run may see a single jump. Use the "
         "suite's count."
     )
+
+
+def _span(values: pd.Series) -> str:
+    low, high = int(values.min()), int(values.max())
+    return f"{low}" if low == high else f"{low}–{high}"
