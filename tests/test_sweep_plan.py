@@ -14,6 +14,7 @@ from suite.sweep.estimate import (
     sweep_seconds,
     trial_estimate,
 )
+from suite.sweep.iterations import iteration_settings
 from suite.sweep.plan import PreflightError, check_schedulable, plan_sweep
 from suite.sweep.resources import Cluster, concurrent_trials, missing_resources
 from suite.sweep.spec import Budget, Sweep, SweepError
@@ -180,3 +181,38 @@ def test_a_bad_sweep_file_is_one_line(tmp_path, capsys, content, words):
     assert main([str(path), "--dry-run", "--wandb", "off"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0], err
+
+
+def test_trial_order_is_shuffled_by_a_recorded_seed(tmp_path):
+    sweep = load_sweep("atari_nk")
+    grid = [spec.label() for spec in sweep.trials("smoke", None, None)]
+    orders = {
+        seed: [
+            t.spec.label()
+            for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=seed).trials
+        ]
+        for seed in range(6)
+    }
+    assert all(sorted(order) == sorted(grid) for order in orders.values())  # nothing lost
+    assert orders[3] == [
+        t.spec.label() for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).trials
+    ]  # the seed fixes the order
+    assert len({tuple(order) for order in orders.values()}) > 1  # and the seed matters
+    assert plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).order_seed == 3
+
+
+def test_iterations_are_sized_to_a_twentyfifth_of_the_budget(tmp_path):
+    plan = plan_sweep(load_sweep("continuous_nk"), "smoke", TWO_CORES, tmp_path)
+    config = plan.trials[0].config
+    assert config.min_time_s_per_iteration == 0  # the 2 s floor made 4,000-step trials run 18,000
+    assert config.min_sample_timesteps_per_iteration == 4_000 // 25
+    timed = Budget(2_000_000, 1, "", max_trial_s=20.0)  # benchmarks keep time-based iterations
+    assert iteration_settings(timed) == {}
+    user = plan_sweep(
+        load_sweep("continuous_nk"),
+        "smoke",
+        TWO_CORES,
+        tmp_path,
+        overrides={"min_time_s_per_iteration": 5.0},
+    )
+    assert user.trials[0].config.min_time_s_per_iteration == 5.0  # the user's --set wins

@@ -84,28 +84,10 @@ def drive(buffer, inter_arrival_s: np.ndarray, consumption_rate: float, make_ite
         buffer.put(make_item(index))
 
 
-def measured_rates(iterations: pd.DataFrame, learners: pd.DataFrame) -> pd.DataFrame:
-    """Per trial: batches added per second per learner, and samples per busy second."""
-    last = learners.sort_values("iteration").groupby(["trial_id", "learner"]).last()
-    waited = learners.groupby(["trial_id", "learner"])["learner_wait_s"].sum()
-    wall = iterations.groupby("trial_id")["wall_time_s"].max()
-    seconds = wall.reindex(last.index.get_level_values("trial_id")).to_numpy()
-    busy = np.maximum(seconds - waited.reindex(last.index).to_numpy(), 1e-9)
-    per_learner = pd.DataFrame(
-        {
-            "arrival_rate": last["buffer_batches_added_lifetime"].to_numpy() / seconds,
-            "consumption_rate": last["buffer_samples_lifetime"].to_numpy() / busy,
-            "wait_share": waited.reindex(last.index).to_numpy() / seconds,
-        },
-        index=last.index,
-    )
-    return per_learner.groupby("trial_id").mean()
-
-
-def predict_grid(cells: pd.DataFrame, arrival_rate: float, consumption_rate: float) -> pd.DataFrame:
-    """``cells`` (columns n, k, measured drop_fraction, reuse) with predicted_* columns."""
+def predict_grid(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` (n, k, arrival_batches_per_s, samples_per_busy_s) with predicted_* columns."""
     predictions = [
-        simulate_buffer(int(row.n), int(row.k), arrival_rate, consumption_rate)
+        simulate_buffer(int(row.n), int(row.k), row.arrival_batches_per_s, row.samples_per_busy_s)
         for row in cells.itertuples()
     ]
     return cells.assign(
@@ -114,39 +96,27 @@ def predict_grid(cells: pd.DataFrame, arrival_rate: float, consumption_rate: flo
     )
 
 
-def tuning_advice(
-    grid: pd.DataFrame, arrival_rate: float, consumption_rate: float, wait_share: float
-) -> list[str]:
-    """Plain-language advice from the measured grid (n, k, drop_fraction, reuse, staleness)."""
-    advice = []
-    load = arrival_rate / consumption_rate
-    if load > 1:
-        advice.append(
-            f"Batches arrive {load:.1f}x faster than one learner trains on them: the learner is "
-            "the bottleneck. Add learners or GPUs, or lower K; a larger N only delays drops."
+DROPPING = 0.10  # drop fraction above which the learner is said to fall behind
+WAITING = 0.30  # learner wait share above which sampling is said to be the bottleneck
+REUSED = 0.75  # reuse below this share of K: K is not reached
+
+
+def cell_advice(drop_fraction: float, reuse: float, k: float, wait_share: float) -> str:
+    """One piece of advice for one N x K cell; the first rule that applies wins, so a cell is
+    never told both to raise and to lower K."""
+    if drop_fraction > DROPPING:
+        return (
+            f"The learner falls behind: {drop_fraction:.0%} of env steps are dropped unseen. "
+            "Add learners or lower K."
         )
-    dropping = grid[grid["drop_fraction"] > 0.1]
-    if not dropping.empty:
-        worst = dropping.loc[dropping["drop_fraction"].idxmax()]
-        advice.append(
-            f"{len(dropping)} of {len(grid)} N x K cells drop over 10% of env steps unseen "
-            f"(worst N={worst.n:g}, K={worst.k:g}: {worst.drop_fraction:.0%}): the learner "
-            "cannot keep up there; add learners or lower K, or raise N."
+    if wait_share > WAITING:
+        return (
+            f"The learner waits for data {wait_share:.0%} of the time: sampling is the "
+            "bottleneck. Add env runners (a higher K reuses each batch more meanwhile)."
         )
-    starved = grid[grid["reuse"] < 0.5 * grid["k"]]
-    if not starved.empty:
-        advice.append(
-            f"In {len(starved)} cells reuse is under half of K (e.g. K={starved.k.max():g} "
-            f"reaches {starved.loc[starved.k.idxmax(), 'reuse']:.2f}): sampling outpaces "
-            "learning, so a large K buys nothing; lower K or add learners."
+    if k > 1 and reuse < REUSED * k:
+        return (
+            f"Batches are used {reuse:.2f} times on average of K={k:g}: newer batches push them "
+            f"out first, so a K above {max(1, round(reuse)):g} buys little here. Lower K."
         )
-    if wait_share > 0.3:
-        advice.append(
-            f"Learners wait for data {wait_share:.0%} of the time: sampling is the bottleneck; "
-            "add env runners, or raise K to reuse each batch more."
-        )
-    if not advice:
-        advice.append(
-            "No buffer bottleneck shows: few drops, reuse close to K and little learner waiting."
-        )
-    return advice
+    return "Balanced: few drops, little waiting, and batches used close to K times. Keep it."

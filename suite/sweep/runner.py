@@ -99,6 +99,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
+        "trial_order_seed": plan.order_seed,
         "estimate": plan.estimate_line(),
         "estimated_s": plan.total_seconds,
         "started_at": _now(),
