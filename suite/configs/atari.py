@@ -10,7 +10,8 @@ from suite.configs.layers import atari
 
 
 def pong() -> APPOConfig:
-    """ALE/Pong-v5, 64x64 frames, 4-frame stack, clipped rewards, IMPACT's N=4, K=2.
+    """ALE/Pong-v5, 64x64 frames, 4-frame stack, IMPACT's N=4, K=2 (rewards unclipped: see
+    ``suite.configs.layers.atari``).
 
     Expect: return 20 within 10M env steps, the stop criterion of RLlib's
     ``tuned_examples/appo/pong_appo.py`` whose hyperparameters these are (there with 2 envs per env
@@ -21,8 +22,8 @@ def pong() -> APPOConfig:
     RLlib's own settings, is the "Atari sampling efficiency" row of benchmarks/RESULTS.md; 10M
     steps need a cluster (``python -m suite.sweep atari_nk --budget full --address ...``).
     Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner whose 8 envs
-    step in ale_py's C++ vector env; ``--set gym_env_vectorize_mode=...`` does not switch back,
-    ``suite.configs.layers.atari(game, sampler="rllib_wrappers")`` does).
+    step in ale_py's C++ vector env, one stepping thread per CPU the env runner reserves).
+    RLlib's Python wrapper stack instead: ``suite.configs.layers.atari(game, "rllib_wrappers")``.
     """
     return atari("ALE/Pong-v5")
 
