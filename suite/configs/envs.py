@@ -80,6 +80,7 @@ class AleVectorAtariEnv(AtariVectorEnv):
         settings = {key: value for key, value in env_config.items() if key != "game"}
         settings.setdefault("num_threads", reserved_cpus())
         super().__init__(ale_rom_name(env_config["game"]), **settings)
+        self.num_threads = settings["num_threads"]
 
 
 def reserved_cpus() -> int:
