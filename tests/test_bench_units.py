@@ -152,15 +152,15 @@ def test_render_atari_row_shows_both_samplers_both_rates_and_the_profile(tmp_pat
     def sp(value):
         return spread([value, value]).as_dict()
 
-    runner = {"random_actions": sp(2500.0), "policy": sp(1000.0)}
-    wrappers = {"random_actions": sp(1250.0), "policy": sp(800.0)}
+    runner = {"env_only": sp(3000.0), "random_actions": sp(2500.0), "policy": sp(1000.0)}
+    wrappers = {"env_only": sp(1500.0), "random_actions": sp(1250.0), "policy": sp(800.0)}
     data = {
         "raw_ale": {"1": 1600.0, "2": 3200.0},
         "raw_seconds": 15.0,
         "env_runner": {
             "seconds_per_run": 10.0,
             "per_cpu_second": {"ale_vector": runner, "rllib_wrappers": wrappers},
-            "ratio": {"random_actions": 2.0, "policy": 1.25},
+            "ratio": {"env_only": 2.0, "random_actions": 2.0, "policy": 1.25},
             "target": 2.0,
         },
         "seconds_per_run": 60.0,
@@ -186,7 +186,8 @@ def test_render_atari_row_shows_both_samplers_both_rates_and_the_profile(tmp_pat
     record = {"row": "atari", "measured_at": "t", "machine": "m", "quick": False, "data": data}
     (tmp_path / "atari.json").write_text(json.dumps(record))
     text = render(tmp_path)
-    assert "**1.25** with the policy, 2.00 with random actions; target >= 2.0: **missed**" in text
+    assert "**1.25** for the env runner with the policy, 2.00 with random actions" in text
+    assert "(the env runner with the policy): **missed**" in text
     assert "| suite `pong` (native vector env) | 700 (" in text
     assert "**2.00** sampled, 3.00 trained; target >= 2.0 sampled: **met**" in text
     assert "| learner update (_LearnerThread) | 40% |" in text

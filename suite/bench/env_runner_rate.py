@@ -2,9 +2,10 @@
 
 Each measurement builds one RLlib ``SingleAgentEnvRunner`` of the ``pong`` config's shape (8 envs,
 the suite's CNN, its connectors) in a fresh process with 1 torch thread and 1 ALE thread, what an
-env runner reserving 1 CPU gets in a trial, and samples for a fixed time twice: with random
-actions (env stepping, connectors and episode bookkeeping: what the sampler changes) and with
-the policy (the CNN forward pass added: what an env runner really does). CPU-seconds are the
+env runner reserving 1 CPU gets in a trial, and measures for a fixed time three times: its vector
+env alone stepped with random actions (what the sampler changes); the env runner sampling with
+random actions (RLlib's connectors and episode bookkeeping added); and sampling with the policy
+(the CNN forward pass added: what an env runner really does). CPU-seconds are the
 process's own (``time.process_time``: every thread, ALE's native ones included), so the rate does
 not depend on what else runs on the machine.
 """
@@ -19,7 +20,17 @@ SAMPLERS = ("ale_vector", "rllib_wrappers")
 TARGET_RATIO = 2.0  # native at least 2x the wrapper stack per CPU-second
 
 
-MODES = ("random_actions", "policy")
+MODES = ("env_only", "random_actions", "policy")
+
+
+def _env_only_rate(env, seconds: float) -> float:
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    steps, cpu_start, wall_start = 0, time.process_time(), time.perf_counter()
+    while time.perf_counter() - wall_start < seconds:
+        env.step(env.action_space.sample())
+        steps += env.num_envs
+    return steps / (time.process_time() - cpu_start)
 
 
 def _rate(runner, seconds: float, random_actions: bool) -> float:
@@ -41,7 +52,10 @@ def _sample_for(sampler: str, seconds: float, seed: int) -> dict[str, float]:
     config = atari(GAME, sampler=sampler).debugging(seed=seed)
     runner = SingleAgentEnvRunner(config=config, worker_index=1, num_workers=1)
     try:
-        return {mode: _rate(runner, seconds, mode == "random_actions") for mode in MODES}
+        rates = {"env_only": _env_only_rate(runner.env, seconds)}
+        for mode in MODES[1:]:
+            rates[mode] = _rate(runner, seconds, random_actions=mode == "random_actions")
+        return rates
     finally:
         runner.stop()
 

@@ -149,7 +149,7 @@ def render_atari(data: dict) -> list[str]:
 def _render_env_runner(runner: dict) -> list[str]:
     rates, ratio = runner["per_cpu_second"], runner["ratio"]
     rows = [
-        f"| {label} | {_s(rates[sampler]['random_actions'])} | {_s(rates[sampler]['policy'])} |"
+        f"| {label} | " + " | ".join(_s(rates[sampler][mode]) for mode in RUNNER_MODES) + " |"
         for sampler, label in (
             ("ale_vector", "ale_py C++ vector env (`pong`)"),
             ("rllib_wrappers", "RLlib wrapper stack (`pong_rllib`)"),
@@ -159,18 +159,24 @@ def _render_env_runner(runner: dict) -> list[str]:
     return [
         "**One env runner, env steps per CPU-second.** An RLlib `SingleAgentEnvRunner` of 8 envs "
         "with the suite's CNN and connectors, 1 torch thread and 1 ALE thread (what an env runner "
-        "reserving 1 CPU gets), in a fresh process, sampling for "
-        f"{runner['seconds_per_run']:.0f} s per mode, samplers alternating; CPU-seconds are the "
-        "process's own, every thread included.",
+        "reserving 1 CPU gets), in a fresh process; "
+        f"{runner['seconds_per_run']:.0f} s per column, samplers alternating; CPU-seconds are the "
+        "process's own, every thread included. Columns: its vector env alone (random actions); "
+        "the env runner sampling with random actions (RLlib's connectors and episodes added); "
+        "sampling with the policy (the CNN forward pass added).",
         "",
-        "| sampler | random actions | with the policy |",
-        "|---|---|---|",
+        "| sampler | vector env alone | env runner, random actions | env runner, policy |",
+        "|---|---|---|---|",
         *rows,
         "",
-        f"Ratio native/wrappers (medians): **{ratio['policy']:.2f}** with the policy, "
-        f"{ratio['random_actions']:.2f} with random actions; target >= {runner['target']}: "
+        f"Ratio native/wrappers (medians): **{ratio['policy']:.2f}** for the env runner with the "
+        f"policy, {ratio['random_actions']:.2f} with random actions, {ratio['env_only']:.2f} for "
+        f"the vector env alone; target >= {runner['target']} (the env runner with the policy): "
         f"{_verdict(met)}." + ("" if met else RUNNER_TARGET_NOTE),
     ]
+
+
+RUNNER_MODES = ("env_only", "random_actions", "policy")
 
 
 # Why the per-CPU target can be met for stepping but not for a whole env runner; from the
