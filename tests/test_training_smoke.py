@@ -57,12 +57,6 @@ def test_atari_env_gives_real_preprocessed_ale_frames():
     assert not np.array_equal(frames[0], frames[-1])
 
 
-def _env_runner_threads(runner) -> tuple[int, int]:
-    import torch
-
-    return torch.get_num_threads(), runner.env.unwrapped.num_threads
-
-
 def test_pong_config_trains_on_the_cpu(ray_session):
     config = (
         get_config("pong")
@@ -70,8 +64,14 @@ def test_pong_config_trains_on_the_cpu(ray_session):
         .callbacks(BufferAccountingCallback)
         .reporting(min_time_s_per_iteration=3.0)
     )
+
+    def env_runner_threads(runner) -> tuple[int, int]:  # local, so Ray ships it by value
+        import torch
+
+        return torch.get_num_threads(), runner.env.unwrapped.num_threads
+
     algo = config.build_algo()
-    threads = algo.env_runner_group.foreach_env_runner(_env_runner_threads, local_env_runner=False)
+    threads = algo.env_runner_group.foreach_env_runner(env_runner_threads, local_env_runner=False)
     results = _train(algo, env_steps=1_500, max_seconds=120)
     assert threads == [(1, 1)]  # torch and ALE threads = the 1 CPU the env runner reserved
     last = results[-1]

@@ -206,9 +206,20 @@ def _render_configs(data: dict) -> list[str]:
         "",
         f"Ratio suite/RLlib (medians): **{data['ratio']:.2f}** sampled, "
         f"{data['trained_ratio']:.2f} trained; target >= {data['target']} sampled: "
-        f"{_verdict(data['met'])}. Suite `pong` samples "
+        f"{_config_verdict(data)}. Suite `pong` samples "
         f"{100 * data['fraction_of_raw_2_processes']:.0f}% of raw ALE stepping in 2 processes.",
     ]
+
+
+def _config_verdict(data: dict) -> str:
+    if data["met"] is None and data.get("outside_share", 0.0) > data.get("contention_limit", 1.0):
+        return (
+            f"**inconclusive**: other work used up to {100 * data['outside_share']:.0f}% of the "
+            'cores during the `pong` trials ("rest of the machine" below; limit '
+            f"{100 * data['contention_limit']:.0f}%), so these rates measure that load as much "
+            "as the configs"
+        )
+    return _verdict(data["met"])
 
 
 def _render_profiles(profiles: list[dict]) -> list[str]:

@@ -84,9 +84,10 @@ class AleVectorAtariEnv(AtariVectorEnv):
 
 
 def reserved_cpus() -> int:
-    """Whole CPUs Ray reserved for the calling actor; 1 outside Ray or for a fractional share."""
+    """Whole CPUs Ray reserved for the calling actor; 1 outside a Ray actor (a driver, a plain
+    process) or for a fractional share."""
     import ray
 
-    if not ray.is_initialized():
+    if not ray.is_initialized() or ray.get_runtime_context().get_actor_id() is None:
         return 1
     return max(1, int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
