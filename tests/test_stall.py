@@ -104,12 +104,14 @@ def test_a_hung_trial_is_stopped_retried_and_recorded_stalled(tmp_path):
     assert trials.loc[0, "status"] == "TERMINATED"
     stalled = trials.loc[1]
     assert stalled["status"] == "STALLED"
-    assert stalled["error"].startswith("no new env steps for")
+    # Which symptom shows first depends on iteration sizing: train() waiting for samples that
+    # never come ("no result"), or iterations that return without new env steps.
+    assert stalled["error"].startswith(("no result for", "no new env steps for"))
     assert stalled["stalls"] == 2  # the first attempt and its one retry
     stacks = sorted((run_dir / schema.TRIAL_CONFIG_DIR / stalled["trial_id"]).glob("stall-*.txt"))
     assert [path.name for path in stacks] == ["stall-1.txt", "stall-2.txt"]
     text = stacks[0].read_text()
-    assert text.startswith("Stalled: no new env steps")
+    assert text.startswith(f"Stalled: {stalled['error'].split(' for ')[0]}")
     assert "=== env runner 1" in text and "step" in text  # the blocked env's own stack
     run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
     assert run["status"] == "completed" and run["trials"] == {"TERMINATED": 1, "STALLED": 1}
