@@ -19,6 +19,9 @@ def pong() -> APPOConfig:
     RLlib's own settings, is the "Atari sampling efficiency" row of benchmarks/RESULTS.md; 10M
     steps need a cluster (``python -m suite.sweep atari_nk --budget full --address ...``).
     Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner).
+    broadcast_interval=5, from pong_appo.py: every 5th learner update() waits for 5 learner
+    updates (suite/aggregation.py). At K=1 only N < 5 can drop (and, in bare RLlib 2.60, hang on
+    the first drop); at the default K=2 drops depend on the rates. ``atari_nk`` sweeps N at 20.
     """
     return atari("ALE/Pong-v5")
 
@@ -30,7 +33,8 @@ def breakout() -> APPOConfig:
     Breakout in its discrete-control experiments with N=4, K=2; RLlib ships no APPO Breakout
     example.
     Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps (full), cluster scale.
-    Hardware: any; defaults fit 2 CPUs.
+    Hardware: any; defaults fit 2 CPUs. broadcast_interval=5, as ``pong``: at K=1 only N < 5 can
+    drop (suite/aggregation.py).
     """
     return atari("ALE/Breakout-v5")
 
@@ -41,7 +45,8 @@ def space_invaders() -> APPOConfig:
     Expect: no number promised yet. IMPACT (Luo et al. 2020, arXiv:1912.00167) evaluates
     SpaceInvaders in its discrete-control experiments with N=4, K=2; RLlib ships no APPO
     SpaceInvaders example. Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps
-    (full), cluster scale. Hardware: any; defaults fit 2 CPUs.
+    (full), cluster scale. Hardware: any; defaults fit 2 CPUs. broadcast_interval=5, as
+    ``pong``: at K=1 only N < 5 can drop (suite/aggregation.py).
     """
     return atari("ALE/SpaceInvaders-v5")
 
@@ -52,6 +57,8 @@ def pong_rllib() -> APPOConfig:
     The baseline for the suite's ``pong`` sampling-efficiency benchmark: 2 envs per env runner and 2
     aggregator actors per learner, as that script sets them, on APPO's default 2 env runners and 1
     remote learner. Expect: return 20 within 10M env steps (that script's stop criterion).
+    broadcast_interval=5, that script's: at its K=2 drops depend on the rates
+    (suite/aggregation.py).
     """
     return (
         atari("ALE/Pong-v5")

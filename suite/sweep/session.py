@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from suite.sweep.cli import EXIT_INTERRUPTED, print_plan
+from suite.sweep.cli import EXIT_INTERRUPTED, print_drop_warnings, print_plan
 from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.plan import check_schedulable
 from suite.sweep.rundir import find_run_dir, new_run_dir
@@ -36,6 +36,7 @@ def run_command(
     if args.dry_run:
         return 0
     console.print(f"Plan: {plan.estimate_line()}")
+    print_drop_warnings(plan, console)
     run_dir = new_run_dir(options.results_root, sweep.name)
     console.print(f"Writing to {run_dir}")
     return _conclude(sweep, run_dir, start(plan, run_dir, options), options, console)

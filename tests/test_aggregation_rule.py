@@ -1,0 +1,42 @@
+"""The drop-possibility rule of RLlib 2.60's aggregation window, on hand-worked cells."""
+
+import pytest
+
+from suite.aggregation import drop_rule, n_cannot_matter
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "interval", "possible"),
+    [
+        (1, 1, 1, False),  # lock-step: one put, one update
+        (4, 1, 4, False),  # a window fills the buffer exactly, never more
+        (16, 1, 5, False),  # pong's 5 at a large N
+        (4, 1, 5, True),  # the 5th put of a window can evict the window's 1st batch
+        (1, 1, 20, True),
+        (16, 2, 1, True),  # reused batches release the wait: rates decide
+        (1, 8, 20, True),
+    ],
+)
+def test_drops_need_a_window_longer_than_the_buffer_at_k1_and_are_rate_dependent_above(
+    n, k, interval, possible
+):
+    assert drop_rule(n, k, interval).possible is possible
+
+
+def test_labels_say_why():
+    assert drop_rule(4, 1, 5).label == "yes, B=5 > N"
+    assert drop_rule(8, 1, 5).label == "no, B <= N"
+    assert drop_rule(8, 2, 5).label == "yes, rate-dependent"
+    assert "empties the buffer" in drop_rule(8, 1, 5).reason
+
+
+def test_n_cannot_matter_only_when_n_varies_and_no_cell_can_drop():
+    assert n_cannot_matter([(1, 1, 1), (4, 1, 1), (16, 1, 1)])
+    assert not n_cannot_matter([(1, 1, 5), (4, 1, 5), (8, 1, 5)])  # N=1, N=4 can drop
+    assert not n_cannot_matter([(1, 2, 1), (4, 2, 1)])  # K=2: rate-dependent
+    assert not n_cannot_matter([(4, 1, 1), (4, 1, 1)])  # N does not vary
+
+
+def test_nonsense_cells_are_refused():
+    with pytest.raises(ValueError, match="must be >= 1"):
+        drop_rule(0, 1, 1)
