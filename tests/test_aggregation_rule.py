@@ -11,7 +11,8 @@ from suite.aggregation import drop_rule, n_cannot_matter
         (1, 1, 1, False),  # lock-step: one put, one update
         (4, 1, 4, False),  # a window fills the buffer exactly, never more
         (16, 1, 5, False),  # pong's 5 at a large N
-        (4, 1, 5, True),  # the 5th put of a window can evict the window's 1st batch
+        (4, 1, 5, True),  # the 5th put of a window can evict the window's 1st batch ...
+        (4, 1, 6, True),
         (1, 1, 20, True),
         (16, 2, 1, True),  # reused batches release the wait: rates decide
         (1, 8, 20, True),
@@ -23,8 +24,15 @@ def test_drops_need_a_window_longer_than_the_buffer_at_k1_and_are_rate_dependent
     assert drop_rule(n, k, interval).possible is possible
 
 
+def test_a_window_one_longer_than_the_buffer_drops_only_by_a_thread_timing_accident():
+    # ... but the learner, idle when the previous wait ended, takes that batch at once
+    assert not drop_rule(4, 1, 5).expected
+    assert drop_rule(4, 1, 6).expected and drop_rule(4, 2, 1).expected
+
+
 def test_labels_say_why():
-    assert drop_rule(4, 1, 5).label == "yes, B=5 > N"
+    assert drop_rule(4, 1, 6).label == "yes, B=6 > N+1"
+    assert drop_rule(4, 1, 5).label == "barely, B = N+1"
     assert drop_rule(8, 1, 5).label == "no, B <= N"
     assert drop_rule(8, 2, 5).label == "yes, rate-dependent"
     assert "empties the buffer" in drop_rule(8, 1, 5).reason

@@ -52,7 +52,8 @@ def test_headline_names_the_best_cell_by_iqm(run_dir, html):
         lambda scores: float(interquartile_mean([scores.to_numpy()]))
     )
     (n, k), best = iqms.idxmax(), iqms.max()
-    expected = f"Best by final return: N={n:g}, K={k:g}, 1 learner(s), 0 GPU, {best:.3g} [95% CI"
+    cell = f"N={n:g}, K={k:g}, broadcast_interval=20, 1 learner(s), 0 GPU"
+    expected = f"Best by final return: {cell}, {best:.3g} [95% CI"
     assert expected in html
 
 

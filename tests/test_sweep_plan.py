@@ -80,7 +80,7 @@ def test_a_baseline_already_in_the_grid_runs_once():
 def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
     plan = plan_sweep(load_sweep("cartpole_nk"), "laptop", TWO_CORES, tmp_path)
     labels = {trial.buffer_cell: trial.drops.label for trial in plan.trials}
-    assert labels[(1, 1, 20)] == "yes, B=20 > N"
+    assert labels[(1, 1, 20)] == "yes, B=20 > N+1"
     assert labels[(1, 2, 1)] == "yes, rate-dependent"  # the baseline: K=2
     assert plan.drop_warnings() == []  # every cell can drop: N can matter
 

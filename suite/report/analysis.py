@@ -1,6 +1,7 @@
 """Per-cell statistics and the headline recommendation, from the trials table only.
 
-A cell is one env x hardware x N x K setting; its seeds are the runs the statistics pool.
+A cell is one env x hardware x N x K x broadcast_interval setting; its seeds are the runs the
+statistics pool.
 Only finished (TERMINATED) trials enter the statistics; failed ones are counted and listed.
 """
 
@@ -20,7 +21,8 @@ from suite.stats import (
 )
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
-CELL = ["env", *HARDWARE, "n", "k"]
+BUFFER_AXES = ["n", "k", "broadcast_interval"]
+CELL = ["env", *HARDWARE, *BUFFER_AXES]
 FINISHED = "TERMINATED"
 
 
@@ -126,7 +128,7 @@ def recommend(trials: pd.DataFrame, metric: Metric) -> list[Recommendation]:
 
 
 def _ranked_candidates(env_trials: pd.DataFrame, metric: Metric) -> list:
-    axes = [*HARDWARE, "n", "k"]
+    axes = [*HARDWARE, *BUFFER_AXES]
     candidates = []
     for key, group in env_trials.groupby(axes, sort=True):
         values = scores(group, metric)

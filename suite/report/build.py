@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from suite.report import analysis, sections
+from suite.report import analysis, sections, window
 from suite.store.reader import RunData, load_run
 
 REPORTS_DIR = Path("reports")
@@ -46,19 +46,27 @@ def report_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "headline": sections.headline(trials),
+        "headline": sections.headline(trials) + window.n_verdicts(trials),
         "settings": [
             _setting(run, setting_trials, cells, key)
-            for key, setting_trials in trials.groupby(["env", *analysis.HARDWARE], sort=True)
+            for key, setting_trials in trials.groupby(SETTING, sort=True)
+        ],
+        "aggregation": [
+            _aggregation(run, hardware_trials, cells, key)
+            for key, hardware_trials in trials.groupby(["env", *analysis.HARDWARE], sort=True)
         ],
         "scaling": sections.scaling(trials),
-        "failed": failed[["trial_id", "env", "n", "k", "seed", "status", "error"]].to_dict(
-            "records"
-        ),
+        "failed": failed[
+            ["trial_id", "env", "n", "k", "broadcast_interval", "seed", "status", "error"]
+        ].to_dict("records"),
         "table_columns": sections.TABLE_COLUMNS,
         "table_rows": sections.trial_rows(trials),
         "metadata": sections.metadata_rows(run.metadata),
     }
+
+
+# A report section per env x hardware x broadcast_interval: each shows one N x K grid.
+SETTING = ["env", *analysis.HARDWARE, "broadcast_interval"]
 
 
 def _counts(trials: pd.DataFrame) -> dict:
@@ -72,26 +80,48 @@ def _counts(trials: pd.DataFrame) -> dict:
     }
 
 
-def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple) -> dict:
-    env, learners, gpus = key
+def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
+    mask = pd.Series(True, index=frame.index)
+    for column, value in zip(columns, key, strict=True):
+        mask &= frame[column] == value
+    return frame[mask]
+
+
+def _rates(run: RunData, env: str, learners, gpus) -> dict:
+    """The model's inputs from every trial of the env x hardware, whatever its broadcast_interval:
+    the least throttled trial is the best view of what sampling alone delivers."""
+    trials = _matching(run.trials, ["env", *analysis.HARDWARE], (env, learners, gpus))
     ids = trials["trial_id"]
     iterations = run.iterations[run.iterations["trial_id"].isin(ids)]
-    learner_rows = run.learners[run.learners["trial_id"].isin(ids)]
-    mine = cells[
-        (cells["env"] == env)
-        & (cells["num_learners"] == learners)
-        & (cells["num_gpus_per_learner"] == gpus)
-    ]
+    return sections.model_rates(
+        iterations, run.learners[run.learners["trial_id"].isin(ids)], trials
+    )
+
+
+def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple) -> dict:
+    env, learners, gpus, interval = key
+    iterations = run.iterations[run.iterations["trial_id"].isin(trials["trial_id"])]
+    mine = _matching(cells, SETTING, key)
     thresholds = trials["threshold"].dropna()
     threshold = float(thresholds.iloc[0]) if len(thresholds) else None
     return {
-        "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner",
+        "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner · "
+        f"broadcast_interval {interval:g}",
         "seeds_note": _seeds_note(mine, trials),
         "threshold": sections.fmt(threshold),
         "curves": sections.learning_curves(iterations, trials, threshold),
         "heatmap": sections.heatmap(mine),
         "buffer": sections.buffer_over_time(iterations),
-        "model": sections.buffer_prediction(iterations, learner_rows, trials, mine),
+        "model": sections.buffer_prediction(_rates(run, env, learners, gpus), mine),
+    }
+
+
+def _aggregation(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple) -> dict:
+    env, learners, gpus = key
+    mine = _matching(cells, ["env", *analysis.HARDWARE], key)
+    return {
+        "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner",
+        **window.aggregation_section(mine),
     }
 
 

@@ -31,7 +31,7 @@ def fmt_interval(found: Interval | None) -> str:
 
 
 def describe_cell(key: dict) -> str:
-    text = f"N={key['n']:g}, K={key['k']:g}"
+    text = f"N={key['n']:g}, K={key['k']:g}, broadcast_interval={key['broadcast_interval']:g}"
     return text + f", {key['num_learners']:g} learner(s), {key['num_gpus_per_learner']:g} GPU"
 
 
@@ -122,35 +122,69 @@ def buffer_over_time(iterations: pd.DataFrame) -> dict:
     }
 
 
-def buffer_prediction(iterations, learners, trials, cells: pd.DataFrame) -> dict:
-    done = analysis.finished(trials)
-    ids = set(done["trial_id"])
+def model_rates(iterations, learners, trials) -> dict:
+    """The model's two inputs for one env x hardware setting, from its finished trials."""
+    ids = set(analysis.finished(trials)["trial_id"])
     if not ids:
         return {"reason": "No finished trial, so no rates to feed the model."}
     rates = buffer_model.measured_rates(
         iterations[iterations["trial_id"].isin(ids)], learners[learners["trial_id"].isin(ids)]
     ).replace([np.inf, -np.inf], np.nan)
-    arrival, consumption = rates["arrival_rate"].median(), rates["consumption_rate"].median()
+    # The aggregation wait holds the producer back, so most trials measure a throttled put
+    # rate: the least throttled one is the closest to what sampling alone delivers.
+    arrival, consumption = rates["arrival_rate"].max(), rates["consumption_rate"].median()
     if not (arrival > 0 and consumption > 0):
         return {"reason": "No batches were added or sampled, so the rates are unknown."}
+    return {
+        "arrival": float(arrival),
+        "consumption": float(consumption),
+        "wait_share": float(rates["wait_share"].median()),
+        "batches": float(rates["batches"].median()),
+    }
+
+
+def buffer_prediction(rates: dict, cells: pd.DataFrame) -> dict:
+    if "reason" in rates:
+        return {"reason": rates["reason"]}
+    arrival, consumption = rates["arrival"], rates["consumption"]
     measured = cells.rename(
         columns={"drop_fraction_point": "drop_fraction", "reuse_point": "reuse"}
-    )[["n", "k", "drop_fraction", "reuse"]].dropna()
+    )[["n", "k", "broadcast_interval", "drop_fraction", "reuse"]].dropna()
+    if measured.empty:
+        return {"reason": "No cell has a measured drop fraction and reuse to compare against."}
     grid = buffer_model.predict_grid(measured, arrival, consumption)
-    wait_share = float(rates["wait_share"].median())
     return {
         "image": figures.predicted_vs_measured(grid),
         "rates": (
-            f"arrival {fmt(arrival)} batches/s per learner, learner {fmt(consumption)} "
-            f"samples per busy second (load {fmt(arrival / consumption)}), "
-            f"learners wait {fmt(100 * wait_share, 2)}% of the time"
+            f"production up to {fmt(arrival)} batches/s per learner (the least throttled "
+            f"trial's put rate), learner {fmt(consumption)} samples per busy second "
+            f"(load {fmt(arrival / consumption)}), learners wait "
+            f"{fmt(100 * rates['wait_share'], 2)}% of the time"
         ),
+        "error": _model_error_text(grid, rates["batches"]),
         "rows": [
             {key: fmt(float(value)) for key, value in row.items()}
             for row in grid.to_dict("records")
         ],
-        "advice": buffer_model.tuning_advice(grid, arrival, consumption, wait_share),
+        "advice": buffer_model.tuning_advice(grid, arrival, consumption, rates["wait_share"]),
     }
+
+
+def _model_error_text(grid: pd.DataFrame, batches: float) -> str:
+    error = buffer_model.model_error(grid)
+    found = (
+        f"Largest error over these {len(grid)} cell(s): drop fraction {error.drop_fraction:.3f} "
+        f"(stated bound {buffer_model.DROP_ERROR_BOUND:g}), reuse {error.reuse:.3f} (stated "
+        f"bound {buffer_model.REUSE_ERROR_BOUND:g})"
+    )
+    if batches < buffer_model.MIN_BATCHES_TO_CHECK:
+        return (
+            f"{found}; not checked against the bounds: the trials put a median of {batches:g} "
+            f"batches per learner, under the {buffer_model.MIN_BATCHES_TO_CHECK} the model's "
+            "steady state needs, so start-up dominates their counts."
+        )
+    verdict = "within the bounds" if error.within_bounds else "OUTSIDE the stated bounds"
+    return f"{found}: {verdict}."
 
 
 def scaling(trials: pd.DataFrame) -> dict:
@@ -171,6 +205,7 @@ TABLE_COLUMNS = [
     "env",
     "n",
     "k",
+    "broadcast_interval",
     "num_learners",
     "num_gpus_per_learner",
     "seed",
@@ -191,7 +226,7 @@ TABLE_COLUMNS = [
 
 def trial_rows(trials: pd.DataFrame) -> list[list]:
     """Cells as (display text, sort key) pairs so the inline JS can sort numerically."""
-    table = trials[TABLE_COLUMNS].sort_values(["env", "n", "k", "seed"])
+    table = trials[TABLE_COLUMNS].sort_values(["env", "n", "k", "broadcast_interval", "seed"])
     return [
         [(fmt(value), _sort_key(value)) for value in row]
         for row in table.itertuples(index=False, name=None)

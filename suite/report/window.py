@@ -1,0 +1,94 @@
+"""The report's aggregation-window section: broadcast_interval x N at fixed K, against the rule.
+
+RLlib 2.60 throttles the producer to the learner every ``broadcast_interval`` updates; whether
+a cell's buffer can drop at all follows from N, K and broadcast_interval (``suite.aggregation``).
+This section puts the measured drop fraction, reuse and throughput of every cell beside that
+rule, and names any cell that contradicts it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from suite.aggregation import N_CANNOT_MATTER, drop_rule, n_cannot_matter
+from suite.report import analysis
+from suite.report.sections import fmt
+
+
+def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
+    return [
+        (int(row.n), int(row.k), int(row.broadcast_interval))
+        for row in cells[analysis.BUFFER_AXES].itertuples()
+    ]
+
+
+def window_rows(cells: pd.DataFrame) -> list[dict]:
+    """One row per cell, sorted by K, broadcast_interval, N: the rule beside the measurements."""
+    rows = []
+    ordered = cells.sort_values(["k", "broadcast_interval", "n"])
+    for row in ordered.to_dict("records"):
+        rule = drop_rule(int(row["n"]), int(row["k"]), int(row["broadcast_interval"]))
+        drops = row["drop_fraction_point"]
+        rows.append(
+            {
+                "k": fmt(row["k"]),
+                "broadcast_interval": fmt(row["broadcast_interval"]),
+                "n": fmt(row["n"]),
+                "possible": rule.label,
+                "reason": rule.reason,
+                "seeds": fmt(row["seeds"]),
+                "drop_fraction": fmt(drops),
+                "reuse": fmt(row["reuse_point"]),
+                "env_steps_per_s": fmt(row["mean_env_steps_per_s_point"]),
+                "contradicts": bool(not rule.possible and drops > 0),  # the accountant is exact
+            }
+        )
+    return rows
+
+
+def aggregation_section(cells: pd.DataFrame) -> dict:
+    """The section for one env x hardware setting: rows, rule check and the N verdict."""
+    measured = cells[cells["seeds"] > 0]
+    if measured.empty:
+        return {
+            "reason": "No cell has a finished trial, so there is nothing to set beside the rule."
+        }
+    rows = window_rows(measured)
+    contradictions = [row for row in rows if row["contradicts"]]
+    possible = sum(row["possible"].startswith("yes") for row in rows)
+    if contradictions:
+        check = (
+            f"{len(contradictions)} cell(s) dropped where the rule says no drop can happen: "
+            + "; ".join(
+                f"N={r['n']}, K={r['k']}, broadcast_interval={r['broadcast_interval']}"
+                for r in contradictions
+            )
+            + ". The rule (suite/aggregation.py) or the RLlib version differs from 2.60."
+        )
+    else:
+        check = (
+            f"Drops only where the rule allows them: {len(rows) - possible} of {len(rows)} "
+            "cell(s) cannot drop, and none of them did."
+        )
+    return {
+        "rows": rows,
+        "check": check,
+        "n_verdict": N_CANNOT_MATTER if n_cannot_matter(_cells_of(measured)) else "",
+        "varies_interval": measured["broadcast_interval"].nunique() > 1,
+    }
+
+
+def n_verdicts(trials: pd.DataFrame) -> list[dict]:
+    """Headline items for the envs whose trials vary N where no cell can drop."""
+    items = []
+    for env, group in analysis.finished(trials).groupby("env", sort=True):
+        if n_cannot_matter(_cells_of(group.drop_duplicates(analysis.BUFFER_AXES))):
+            items.append(
+                {
+                    "env": env,
+                    "metric": "buffer",
+                    "text": f"{N_CANNOT_MATTER}. No cell of this run can drop a batch, so any "
+                    "difference between its N values comes from something else (staleness, noise).",
+                }
+            )
+    return items
