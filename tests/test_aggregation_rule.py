@@ -1,8 +1,10 @@
 """The drop-possibility rule of RLlib 2.60's aggregation window, on hand-worked cells."""
 
+import pandas as pd
 import pytest
 
 from suite.aggregation import drop_rule, n_cannot_matter
+from suite.report.window import aggregation_section, n_verdicts
 
 
 @pytest.mark.parametrize(
@@ -48,3 +50,29 @@ def test_n_cannot_matter_only_when_n_varies_and_no_cell_can_drop():
 def test_nonsense_cells_are_refused():
     with pytest.raises(ValueError, match="must be >= 1"):
         drop_rule(0, 1, 1)
+
+
+def _cells(rows):
+    columns = ["env", "num_learners", "num_gpus_per_learner", "n", "k", "broadcast_interval"]
+    values = ["drop_fraction", "reuse", "mean_env_steps_per_s"]
+    frame = pd.DataFrame(rows, columns=[*columns[3:], *values])
+    frame = frame.assign(env="CartPole-v1", num_learners=0, num_gpus_per_learner=0.0, seeds=1)
+    return frame.rename(columns={name: f"{name}_point" for name in values})
+
+
+def test_report_names_a_cell_that_dropped_where_the_rule_forbids_it():
+    cells = _cells([(8, 1, 5, 0.02, 0.98, 900.0), (1, 1, 20, 0.4, 0.6, 2000.0)])
+    section = aggregation_section(cells)
+    assert "1 cell(s) dropped where the rule says no drop can happen: N=8" in section["check"]
+    assert {row["n"]: row["contradicts"] for row in section["rows"]} == {"8": True, "1": False}
+
+
+def test_report_says_n_cannot_matter_when_no_cell_can_drop():
+    cells = _cells([(1, 1, 1, 0.0, 1.0, 500.0), (8, 1, 1, 0.0, 1.0, 510.0)])
+    section = aggregation_section(cells)
+    assert section["n_verdict"] == "N cannot change drops here: broadcast_interval <= N with K=1"
+    assert "2 of 2 cell(s) cannot drop, and none of them did" in section["check"]
+    trials = cells.rename(columns=lambda c: c.removesuffix("_point")).assign(
+        status="TERMINATED", seed=0
+    )
+    assert [item["env"] for item in n_verdicts(trials)] == ["CartPole-v1"]

@@ -35,6 +35,7 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
                 "broadcast_interval": fmt(row["broadcast_interval"]),
                 "n": fmt(row["n"]),
                 "possible": rule.label,
+                "can_drop": rule.possible,
                 "reason": rule.reason,
                 "seeds": fmt(row["seeds"]),
                 "drop_fraction": fmt(drops),
@@ -55,7 +56,7 @@ def aggregation_section(cells: pd.DataFrame) -> dict:
         }
     rows = window_rows(measured)
     contradictions = [row for row in rows if row["contradicts"]]
-    possible = sum(row["possible"].startswith("yes") for row in rows)
+    possible = sum(row["can_drop"] for row in rows)
     if contradictions:
         check = (
             f"{len(contradictions)} cell(s) dropped where the rule says no drop can happen: "
