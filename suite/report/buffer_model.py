@@ -11,7 +11,8 @@ It also models RLlib 2.60's aggregation window (``suite/aggregation.py``): every
 so aggregations it did not wait for merge), and updates on reused batches (K's spare uses) count
 toward the window like any other. Production stops while the producer waits. Where bare RLlib
 would wait forever (the learner idle on an empty buffer, the window's last update never coming),
-the model ends the wait there, as the suite's deadlock guard does, and counts it.
+the model ends the wait there, ``GUARD_HOLD_S`` later, as the suite's deadlock guard does, and
+counts it; the learner's count toward its next aggregation carries on, as RLlib's does.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ DROP_ERROR_BOUND = 0.10
 REUSE_ERROR_BOUND = 0.25
 # The model is a steady state: below this many batches per trial, start-up dominates the counts.
 MIN_BATCHES_TO_CHECK = 40
+# How long the deadlock guard (suite/collect/deadlock_guard.py, HOLD_S) lets the learner sit idle
+# on an empty buffer before it ends a wait that could never end.
+GUARD_HOLD_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,7 @@ class _Learner:
         while not self.aggregations and len(self.buffer):
             self._update()
         released = not self.aggregations
-        end = max(time_s, self.free_at if released else self.aggregations[0])
+        end = max(time_s, self.free_at + GUARD_HOLD_S if released else self.aggregations[0])
         while self.aggregations and self.aggregations[0] <= end:
             self.aggregations.popleft()  # the producer clears the event: earlier sets merge
         return end, released
