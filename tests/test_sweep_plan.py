@@ -85,6 +85,13 @@ def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
     assert plan.drop_warnings() == []  # every cell can drop: N can matter
 
 
+def test_aggregation_window_grid_has_cells_on_both_sides_of_the_rule(tmp_path):
+    plan = plan_sweep(load_sweep("aggregation_window"), "smoke", TWO_CORES, tmp_path)
+    assert len(plan.trials) == 12
+    cannot = {trial.buffer_cell for trial in plan.trials if not trial.drops.possible}
+    assert cannot == {(1, 1, 1), (8, 1, 1), (8, 1, 5)}
+
+
 def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
     overrides = {"broadcast_interval": 1, "k": 1}
     plan = plan_sweep(load_sweep("cartpole_nk"), "smoke", TWO_CORES, tmp_path, overrides=overrides)
