@@ -108,6 +108,7 @@ class CircularBufferAccountant(BufferAccountant):
 
     def _before_put(self, item: object) -> None:
         buffer = self._buffer
+        self._puts += 1
         if len(self._records) == buffer.num_batches:
             unused = sum(buffer._buffer[slot] is not None for slot in range(self.uses_per_batch))
             self._account_eviction(self._records.popleft(), unused)
@@ -129,6 +130,9 @@ class CircularBufferAccountant(BufferAccountant):
         if unused == self.uses_per_batch:
             evicted.batches_dropped += 1
             evicted.env_steps_dropped += record.env_steps
+
+    def _usable_samples_locked(self) -> int:
+        return len(self._buffer._indices)
 
     def _first_record_slot(self) -> int:
         return self.capacity - self.uses_per_batch * len(self._records)
@@ -183,6 +187,7 @@ class QueueAccountant(BufferAccountant):
         original_put, original_get = in_queue._put, in_queue._get
 
         def _put(item):
+            self._puts += 1
             if is_train_item(item):
                 self._record_occupancy(len(self._queue.queue))
                 self._counts.batches_added += 1
@@ -201,6 +206,9 @@ class QueueAccountant(BufferAccountant):
 
         in_queue._put, in_queue._get = _put, _get
         in_queue.get = self._timed_get(in_queue.get)
+
+    def _usable_samples_locked(self) -> int:
+        return len(self._queue.queue)
 
     def _counts_locked(self) -> LifetimeCounts:
         held = sum(record.is_batch for record in self._records)

@@ -22,6 +22,7 @@ import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from suite.collect.accounting import IterationHarvest, attach_accountant
+from suite.collect.deadlock_guard import guard_enabled, install_guard
 from suite.collect.ledger import SNAPSHOT_KEYS, ratio
 from suite.collect.rows import BUFFER_RESULT_KEY
 
@@ -38,13 +39,16 @@ class LearnerHarvestError(RuntimeError):
 
 
 def attach_to_learner(learner: Any) -> int:
-    """Runs on each learner (local or remote actor); returns its rank."""
+    """Runs on each learner (local or remote actor): exact accounting, and the deadlock guard
+    unless the config turns it off. Returns the learner's rank."""
     thread = getattr(learner, "_learner_thread", None)
     accountant = attach_accountant(
         learner._learner_thread_in_queue,
         consumer_waiting=thread is not None and thread.is_alive(),
     )
     setattr(learner, LEARNER_ATTRIBUTE, accountant)
+    if hasattr(learner, "_agg_event") and guard_enabled(learner.config.learner_config_dict):
+        install_guard(learner, accountant)
     return learner_rank(learner)
 
 

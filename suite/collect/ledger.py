@@ -116,6 +116,21 @@ class BufferAccountant:
         # A consumer already blocked in the unwrapped get(): its wait ends at its first take.
         self._wait_started_s: float | None = self._window_started_s if consumer_waiting else None
         self._unwrapped_wait = consumer_waiting
+        self._puts = 0  # every put, batch or sentinel: a token that changes when one happens
+        self.guard_releases = 0  # aggregation waits the deadlock guard released
+
+    def idle_on_empty(self) -> int | None:
+        """The put count if the consumer sits in ``get()`` on an in-queue with no usable
+        sample (it cannot move until the next put), else None."""
+        with self._buffer_lock:
+            empty = self._usable_samples_locked() == 0
+            with self._lock:
+                waiting = self._wait_started_s is not None
+            return self._puts if empty and waiting else None
+
+    def count_guard_release(self) -> None:
+        with self._lock:
+            self.guard_releases += 1
 
     def counts(self) -> LifetimeCounts:
         """Lifetime counters, read under the in-queue's lock."""
@@ -132,10 +147,12 @@ class BufferAccountant:
             counts = self._counts_locked()
             with self._lock:
                 window = self._close_window()
+                releases = self.guard_releases
         values = {
             **_lifetime_values(counts),
             **_window_values(window),
             "buffer_capacity": float(self.capacity),
+            "deadlock_guard_releases_lifetime": releases,
         }
         return IterationHarvest(
             values={key: values[key] for key in SNAPSHOT_KEYS},
@@ -144,6 +161,9 @@ class BufferAccountant:
         )
 
     def _counts_locked(self) -> LifetimeCounts:
+        raise NotImplementedError
+
+    def _usable_samples_locked(self) -> int:
         raise NotImplementedError
 
     def _close_window(self) -> Window:

@@ -10,18 +10,21 @@ from ray.rllib.connectors.env_to_module.frame_stacking import FrameStackingEnvTo
 from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
+from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
 from suite.configs.envs import AtariEnv
 
 ATARI_FRAME_STACK = 4
 
 
 def base_appo() -> APPOConfig:
-    """What every suite trial shares: torch, the new API stack, the circular buffer on, and short
-    reporting intervals so curves have enough points on small budgets."""
+    """What every suite trial shares: torch, the new API stack, the circular buffer on, the
+    deadlock guard on (``suite/collect/deadlock_guard.py``; recorded in each config.json), and
+    short reporting intervals so curves have enough points on small budgets."""
     return (
         APPOConfig()
         .framework("torch")
         .training(use_circular_buffer=True)
+        .learners(learner_config_dict={DEADLOCK_GUARD_SETTING: True})
         .reporting(min_time_s_per_iteration=2.0, metrics_num_episodes_for_smoothing=20)
     )
 

@@ -57,6 +57,8 @@ BUFFER_COLUMNS: dict[str, str] = {
     "buffer_occupancy_mean": "mean usable samples held (valid slots) at puts, this iteration",
     "buffer_capacity": "N x K slots per learner, summed over learners",
     "learner_wait_s": "seconds the learner thread(s) waited on an empty in-queue, this iteration",
+    "deadlock_guard_releases_lifetime": "aggregation waits the deadlock guard released (RLlib "
+    "2.60 would have hung there; see suite/collect/deadlock_guard.py)",
     "rllib_env_steps_trained_lifetime": "RLlib's own num_env_steps_trained_lifetime, unchanged",
 }
 
@@ -112,6 +114,7 @@ METRIC_KEYS: dict[str, str] = {
     "env_steps_per_s": "throughput/env_steps_per_s",
     "learner_update_s_mean": "learner/update_s_mean",
     "learner_wait_s": "learner/wait_s",
+    "deadlock_guard_releases_lifetime": "learner/deadlock_guard_releases",
     **{
         name: "buffer/" + name.removeprefix("buffer_")
         for name in BUFFER_COLUMNS

@@ -144,6 +144,7 @@ def _curves(axes: pd.DataFrame, n_iterations: int, rng) -> tuple[pd.DataFrame, p
         "buffer_env_steps_trained_lifetime": samples_b * batch,
         "buffer_capacity": np.broadcast_to(n * k, added_b.shape),
         "learner_wait_s": step_time * np.clip(1 - samples / capacity, 0, 0.95),
+        "deadlock_guard_releases_lifetime": np.zeros_like(added_b),
     }
     shared = {
         "buffer_staleness_updates_mean": staleness,

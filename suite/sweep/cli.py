@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
 from suite.sweep.catalog import load_sweep, sweep_names
 from suite.sweep.estimate import format_duration
 from suite.sweep.plan import Plan
@@ -93,6 +94,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wandb-entity", help="W&B entity (default: your key's)")
     p.add_argument("--wandb-project", help="W&B project (default: the sweep's name)")
     p.add_argument("--no-report", action="store_true", help="skip building the HTML report")
+    p.add_argument(
+        "--no-deadlock-guard",
+        action="store_true",
+        help="reproduce RLlib 2.60's own behaviour: a trial whose circular buffer drops a batch "
+        "inside an aggregation window can hang (the stall watchdog then stops it)",
+    )
     return p
 
 
@@ -111,10 +118,14 @@ def parse_overrides(pairs: list[str]) -> dict:
 
 
 def options_from(args: argparse.Namespace) -> RunOptions:
+    overrides = parse_overrides(args.set)
+    if args.no_deadlock_guard:
+        settings = overrides.get("learner_config_dict") or {}
+        overrides["learner_config_dict"] = {**settings, DEADLOCK_GUARD_SETTING: False}
     return RunOptions(
         budget=args.budget,
         seeds=args.seeds,
-        overrides=parse_overrides(args.set),
+        overrides=overrides,
         address=args.address or None,
         results_root=args.results_dir,
         max_concurrent=args.max_concurrent,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ray import tune
 
+from suite.collect.deadlock_guard import guard_enabled
 from suite.store import schema
 from suite.store.files import write_json
 from suite.store.writer import StoreWriter
@@ -82,6 +83,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
             "address": options.address or "local",
         },
         "overrides": options.overrides,
+        "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
         "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},

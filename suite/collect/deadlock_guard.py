@@ -1,0 +1,89 @@
+"""Release RLlib 2.60's aggregation wait when it can never end (the circular-buffer deadlock).
+
+Every ``broadcast_interval``-th ``IMPALALearner.update()`` call waits on ``learner._agg_event``
+until the learner thread has completed ``broadcast_interval`` updates since the last aggregation.
+A batch the circular buffer evicts unused is an update that never comes. If the learner thread
+then sits in ``get()`` on an empty in-queue, only the waiting caller could put the next batch:
+nothing moves again (seen with K=1 and ``broadcast_interval`` > N).
+
+The guard swaps ``_agg_event`` for an event whose ``wait()`` also returns once the learner thread
+has been idle on an empty in-queue, with no put in between, for ``HOLD_S``. That state is only
+reachable when the wait cannot end (only the waiting thread produces). Nothing trained or counted
+changes: the caller goes on to its next put exactly as after an aggregation, and RLlib's own
+update counter is left alone, so its next aggregation comes after the missing updates are made
+up. What that window loses is one reduced-metrics dict, as on RLlib's non-aggregating calls.
+
+Turn it off with ``learner_config_dict={"suite_deadlock_guard": False}`` (``--no-deadlock-guard``)
+to reproduce RLlib's own behaviour.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+SETTING = "suite_deadlock_guard"
+POLL_S = 0.05
+# Long enough that a batch on its way through a GPU loader thread shows up as a put first.
+HOLD_S = 0.5
+
+
+def guard_enabled(learner_config_dict: dict | None) -> bool:
+    """On unless the config says ``{"suite_deadlock_guard": False}``."""
+    return bool((learner_config_dict or {}).get(SETTING, True))
+
+
+class GuardedAggregationEvent(threading.Event):
+    """A ``threading.Event`` whose ``wait()`` also ends when ``stalled_token()`` has returned the
+    same non-None value for ``hold_s`` (the token changes with every put into the in-queue)."""
+
+    def __init__(
+        self,
+        stalled_token: Callable[[], Any],
+        on_release: Callable[[], None],
+        hold_s: float = HOLD_S,
+        poll_s: float = POLL_S,
+    ):
+        super().__init__()
+        self._stalled_token = stalled_token
+        self._on_release = on_release
+        self._hold_s = hold_s
+        self._poll_s = poll_s
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        held_token, held_since = None, 0.0
+        while True:
+            step = (
+                self._poll_s if deadline is None else min(self._poll_s, deadline - time.monotonic())
+            )
+            if super().wait(max(step, 0.0)):
+                return True
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return False
+            token = self._stalled_token()
+            if token is None or token != held_token:
+                held_token, held_since = token, now
+            elif now - held_since >= self._hold_s:
+                self._on_release()
+                return True
+
+
+def install_guard(learner: Any, accountant: Any) -> GuardedAggregationEvent:
+    """Swap the learner's aggregation event for a guarded one that counts its releases on
+    ``accountant.guard_releases``. Call before the first ``update()`` (``on_algorithm_init``)."""
+
+    def stalled_token():
+        loader_queue = getattr(learner, "_gpu_loader_in_queue", None)
+        if getattr(learner, "_gpu_loader_threads", None) and not loader_queue.empty():
+            return None
+        return accountant.idle_on_empty()
+
+    event = GuardedAggregationEvent(stalled_token, accountant.count_guard_release)
+    if learner._agg_event.is_set():
+        event.set()
+    learner._agg_event = event
+    return event
