@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from suite.collect.deadlock_guard import HOLD_S
+
 SIMULATED_BATCHES = 1_500
 # The model's stated accuracy per cell, absolute: drop fraction (of env steps) and reuse (uses per
 # batch). Checked on a measured CartPole grid over broadcast_interval {1, 5, 20} (README).
@@ -30,9 +32,9 @@ DROP_ERROR_BOUND = 0.10
 REUSE_ERROR_BOUND = 0.25
 # The model is a steady state: below this many batches per trial, start-up dominates the counts.
 MIN_BATCHES_TO_CHECK = 40
-# How long the deadlock guard (suite/collect/deadlock_guard.py, HOLD_S) lets the learner sit idle
-# on an empty buffer before it ends a wait that could never end.
-GUARD_HOLD_S = 0.5
+# How long the deadlock guard lets the learner sit idle on an empty buffer before it ends a wait
+# that could never end.
+GUARD_HOLD_S = HOLD_S
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,8 @@ def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple
 def _aggregation(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple) -> dict:
     env, learners, gpus = key
     mine = _matching(cells, ["env", *analysis.HARDWARE], key)
+    releases = window.guard_releases(run.iterations, trials)
+    mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
     return {
         "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner",
         **window.aggregation_section(mine),

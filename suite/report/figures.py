@@ -129,3 +129,28 @@ def predicted_vs_measured(grid: pd.DataFrame) -> str:
         axis.set(xlabel=f"predicted {name}", ylabel=f"measured {name}", title=name)
     _space_out(figure)
     return encode(figure)
+
+
+def aggregation_window(cells: pd.DataFrame) -> str:
+    """Per K: drop fraction, reuse and env steps/s against broadcast_interval, a line per N."""
+    panels = (
+        ("drop_fraction_point", "drop fraction"),
+        ("reuse_point", "reuse (env steps trained / added)"),
+        ("mean_env_steps_per_s_point", "env steps/s"),
+    )
+    ks = sorted(cells["k"].unique())
+    figure = Figure(figsize=(11, 2.9 * len(ks)))
+    axes = figure.subplots(len(ks), len(panels), squeeze=False)
+    for row, k in enumerate(ks):
+        at_k = cells[cells["k"] == k]
+        for axis, (column, title) in zip(axes[row], panels, strict=True):
+            for n, group in at_k.groupby("n"):
+                group = group.sort_values("broadcast_interval")
+                axis.plot(group["broadcast_interval"], group[column], marker="o", label=f"N={n:g}")
+            axis.set_xscale("log")
+            axis.set_xticks(sorted(at_k["broadcast_interval"].unique()))
+            axis.set_xticklabels([f"{b:g}" for b in sorted(at_k["broadcast_interval"].unique())])
+            axis.set(xlabel="broadcast_interval", title=f"K={k:g}: {title}")
+            axis.legend(fontsize=7)
+    _space_out(figure)
+    return encode(figure)

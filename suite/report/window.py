@@ -11,8 +11,10 @@ from __future__ import annotations
 import pandas as pd
 
 from suite.aggregation import N_CANNOT_MATTER, drop_rule, n_cannot_matter
-from suite.report import analysis
+from suite.report import analysis, figures
 from suite.report.sections import fmt
+
+GUARD = "deadlock_guard_releases_lifetime"
 
 
 def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
@@ -20,6 +22,14 @@ def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
         (int(row.n), int(row.k), int(row.broadcast_interval))
         for row in cells[analysis.BUFFER_AXES].itertuples()
     ]
+
+
+def guard_releases(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Per cell: the median over its finished trials of the waits the deadlock guard released."""
+    done = analysis.finished(trials)
+    last = iterations.sort_values("iteration").groupby("trial_id")[GUARD].last()
+    per_trial = done.assign(guard_releases=done["trial_id"].map(last).astype(float))
+    return per_trial.groupby(analysis.CELL, as_index=False)["guard_releases"].median()
 
 
 def window_rows(cells: pd.DataFrame) -> list[dict]:
@@ -41,6 +51,7 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
                 "drop_fraction": fmt(drops),
                 "reuse": fmt(row["reuse_point"]),
                 "env_steps_per_s": fmt(row["mean_env_steps_per_s_point"]),
+                "guard_releases": fmt(row.get("guard_releases", float("nan"))),
                 "contradicts": bool(not rule.possible and drops > 0),  # the accountant is exact
             }
         )
@@ -48,7 +59,8 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
 
 
 def aggregation_section(cells: pd.DataFrame) -> dict:
-    """The section for one env x hardware setting: rows, rule check and the N verdict."""
+    """The section for one env x hardware setting: rows, rule check and the N verdict;
+    ``cells`` as ``analysis.cell_table`` makes them, optionally with ``guard_releases``."""
     measured = cells[cells["seeds"] > 0]
     if measured.empty:
         return {
@@ -71,11 +83,16 @@ def aggregation_section(cells: pd.DataFrame) -> dict:
             f"Drops only where the rule allows them: {len(rows) - possible} of {len(rows)} "
             "cell(s) cannot drop, and none of them did."
         )
+    varies = measured["broadcast_interval"].nunique() > 1
+    low, high = int(measured["seeds"].min()), int(measured["seeds"].max())
     return {
+        "seeds_note": f"IQM over seeds per cell; n = {low if low == high else f'{low}–{high}'} "
+        "seed(s) per cell",
+        **({"image": figures.aggregation_window(measured)} if varies else {}),
         "rows": rows,
         "check": check,
         "n_verdict": N_CANNOT_MATTER if n_cannot_matter(_cells_of(measured)) else "",
-        "varies_interval": measured["broadcast_interval"].nunique() > 1,
+        "varies_interval": varies,
     }
 
 
