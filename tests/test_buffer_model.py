@@ -10,6 +10,7 @@ from suite.report.buffer_model import (
     drive,
     model_error,
     predict_grid,
+    production_rate,
     simulate_buffer,
     tuning_advice,
 )
@@ -103,12 +104,19 @@ def test_a_window_longer_than_the_buffer_needs_the_guard_at_k1():
 def test_model_error_is_the_largest_absolute_gap():
     grid = pd.DataFrame(
         {"n": [1, 4], "k": [1, 1], "broadcast_interval": [1, 1]}
+        | {"put_rate": [0.6, 0.6], "consumption_rate": [2.0, 2.0]}
         | {"drop_fraction": [0.05, 0.0], "reuse": [1.0, 0.7]}
     )
-    found = model_error(predict_grid(grid, arrival_rate=1.0, consumption_rate=2.0))
+    found = model_error(predict_grid(grid))
     assert found.drop_fraction == pytest.approx(0.05)  # the model: no drop at B <= N, K=1
     assert found.reuse == pytest.approx(0.3)
     assert not found.within_bounds
+
+
+def test_the_sampling_rate_behind_a_throttled_put_rate_is_recovered():
+    truth = simulate_buffer(4, 2, 3.0, 1.0, broadcast_interval=5, batches=600)
+    rate = production_rate(4, 2, 5, truth.put_rate, 1.0)
+    assert rate == pytest.approx(3.0, rel=0.1)
 
 
 def test_fast_learner_uses_every_batch_k_times():

@@ -123,42 +123,59 @@ def buffer_over_time(iterations: pd.DataFrame) -> dict:
 
 
 def model_rates(iterations, learners, trials) -> dict:
-    """The model's two inputs for one env x hardware setting, from its finished trials."""
-    ids = set(analysis.finished(trials)["trial_id"])
-    if not ids:
+    """The model's inputs for one env x hardware setting: per cell, the median over its
+    finished trials of the put rate and the learner's samples per busy second."""
+    done = analysis.finished(trials)
+    if done.empty:
         return {"reason": "No finished trial, so no rates to feed the model."}
+    ids = set(done["trial_id"])
     rates = buffer_model.measured_rates(
         iterations[iterations["trial_id"].isin(ids)], learners[learners["trial_id"].isin(ids)]
     ).replace([np.inf, -np.inf], np.nan)
-    # The aggregation wait holds the producer back, so most trials measure a throttled put
-    # rate: the least throttled one is the closest to what sampling alone delivers.
-    arrival, consumption = rates["arrival_rate"].max(), rates["consumption_rate"].median()
-    if not (arrival > 0 and consumption > 0):
+    per_trial = done.set_index("trial_id")[analysis.CELL].join(rates, how="inner")
+    per_cell = (
+        per_trial.rename(columns={"arrival_rate": "put_rate"})
+        .groupby(analysis.CELL, as_index=False)[["put_rate", "consumption_rate"]]
+        .median()
+    )
+    per_cell = per_cell[(per_cell["put_rate"] > 0) & (per_cell["consumption_rate"] > 0)]
+    if per_cell.empty:
         return {"reason": "No batches were added or sampled, so the rates are unknown."}
     return {
-        "arrival": float(arrival),
-        "consumption": float(consumption),
+        "per_cell": per_cell,
+        "arrival": float(rates["arrival_rate"].median()),
+        "consumption": float(rates["consumption_rate"].median()),
         "wait_share": float(rates["wait_share"].median()),
         "batches": float(rates["batches"].median()),
     }
+
+
+def model_grid(rates: dict, cells: pd.DataFrame) -> pd.DataFrame:
+    """``analysis.cell_table`` cells with their measured rates, drop fraction and reuse, and the
+    model's predictions beside them (empty when no cell has all of them)."""
+    measured = (
+        cells.rename(columns={"drop_fraction_point": "drop_fraction", "reuse_point": "reuse"})
+        .merge(rates["per_cell"], on=analysis.CELL)[
+            [*analysis.BUFFER_AXES, "put_rate", "consumption_rate", "drop_fraction", "reuse"]
+        ]
+        .dropna()
+    )
+    return buffer_model.predict_grid(measured) if len(measured) else measured
 
 
 def buffer_prediction(rates: dict, cells: pd.DataFrame) -> dict:
     if "reason" in rates:
         return {"reason": rates["reason"]}
     arrival, consumption = rates["arrival"], rates["consumption"]
-    measured = cells.rename(
-        columns={"drop_fraction_point": "drop_fraction", "reuse_point": "reuse"}
-    )[["n", "k", "broadcast_interval", "drop_fraction", "reuse"]].dropna()
-    if measured.empty:
+    grid = model_grid(rates, cells)
+    if grid.empty:
         return {"reason": "No cell has a measured drop fraction and reuse to compare against."}
-    grid = buffer_model.predict_grid(measured, arrival, consumption)
     return {
         "image": figures.predicted_vs_measured(grid),
         "rates": (
-            f"production up to {fmt(arrival)} batches/s per learner (the least throttled "
-            f"trial's put rate), learner {fmt(consumption)} samples per busy second "
-            f"(load {fmt(arrival / consumption)}), learners wait "
+            f"per cell, its put rate and its learner's samples per busy second (medians here: "
+            f"{fmt(arrival)} batches/s per learner put, learner {fmt(consumption)} samples per "
+            f"busy second, load {fmt(arrival / consumption)}); learners wait "
             f"{fmt(100 * rates['wait_share'], 2)}% of the time"
         ),
         "error": _model_error_text(grid, rates["batches"]),
