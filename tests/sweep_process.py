@@ -41,10 +41,10 @@ class SweepProcess:
             self.process.wait(timeout=30)
 
 
-def start_sweep(log: Path, *args: str) -> SweepProcess:
+def start_sweep(log: Path, *args: str, wandb: str = "off") -> SweepProcess:
     handle = log.open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "suite.sweep", *args, "--wandb", "off"],
+        [sys.executable, "-m", "suite.sweep", *args, "--wandb", wandb],
         cwd=REPO,
         stdout=handle,
         stderr=subprocess.STDOUT,

@@ -9,7 +9,7 @@ import pytest
 
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
 from suite.bench.curves import Curve
-from suite.bench.results_md import render
+from suite.bench.results_md import ROW_TITLES, render
 from suite.bench.summary import spread
 from suite.bench.time_to_return import QUICK, Budget, summarize
 
@@ -106,10 +106,42 @@ def test_render_marks_unmeasured_and_quick_rows(tmp_path):
     text = render(tmp_path)
     assert "| 250 x 1,000 | 1.50 |" in text
     assert "--quick" in text
-    assert text.count("Not measured yet.") == 7
+    assert text.count("Not measured yet.") == len(ROW_TITLES) - 1
 
 
 def test_every_row_has_a_renderer_and_a_measure_branch():
     from suite.bench.results_md import RENDERERS, ROW_TITLES
 
     assert set(RENDERERS) == set(ROW_TITLES)
+
+
+def test_render_keeps_the_sections_of_rows_without_a_raw_record(tmp_path):
+    """A rerun of one row on a machine without the others' raw records keeps their text."""
+    first = render(tmp_path)
+    earlier_text = "_Measured long ago._\n\n| config | env steps/s |\n|---|---|\n| `x` | 1 |\n"
+    title = "7. Throughput of other configs (for sweep time estimates)"
+    previous = first.replace(f"## {title}\n\nNot measured yet.\n", f"## {title}\n\n{earlier_text}")
+    assert previous != first
+    (tmp_path / "guard.json").write_text(
+        json.dumps(
+            {
+                "row": "guard",
+                "measured_at": "now",
+                "machine": "here",
+                "quick": True,
+                "data": {
+                    "config": "cartpole",
+                    "seconds_per_run": 1.0,
+                    "order": "ABBA",
+                    "on": {"median": 2.0, "q1": 2.0, "q3": 2.0, "min": 2.0, "max": 2.0, "n": 1},
+                    "off": {"median": 2.0, "q1": 2.0, "q3": 2.0, "min": 2.0, "max": 2.0, "n": 1},
+                    "ratio": 1.0,
+                    "target": 0.99,
+                    "met": True,
+                },
+            }
+        )
+    )
+    again = render(tmp_path, previous)
+    assert earlier_text in again
+    assert "Ratio on/off (medians): **1.000**" in again

@@ -38,6 +38,7 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
     from suite.bench import (
         atari_sampling,
         gpu_scaling,
+        guard_overhead,
         packing,
         report_scale,
         suite_overhead,
@@ -65,6 +66,8 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         }
     if row == "throughput":
         return _with_ray(2, throughput.measure, 15.0 if quick else 30.0)
+    if row == "guard":
+        return _with_ray(2, guard_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
     return gpu_scaling.measure(address)
 
 
@@ -117,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
             "data": measure_row(row, args.quick, args.address),
         }
         (raw_dir / f"{row}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
-        (args.out_dir / "RESULTS.md").write_text(render(raw_dir))
+        results = args.out_dir / "RESULTS.md"
+        results.write_text(render(raw_dir, results.read_text() if results.exists() else ""))
     print(f"wrote {args.out_dir / 'RESULTS.md'}")
     return 0
 

@@ -17,6 +17,7 @@ ROW_TITLES = {
     "report": "5. Report build time, 1,000 trials x 1,000 iterations",
     "gpu": "6. GPU learner scaling (learner_scaling)",
     "throughput": "7. Throughput of other configs (for sweep time estimates)",
+    "guard": "8. Cost of the deadlock guard (guard on vs off, a config that cannot drop)",
 }
 
 HEADER = """# Benchmarks
@@ -53,6 +54,21 @@ def render_overhead(data: dict) -> list[str]:
         "",
         f"Ratio suite/bare (medians): **{data['ratio']:.3f}**; target >= {data['target']}: "
         f"{_verdict(data['met'])}.{_noise_note(data['bare'], data['suite'])}",
+    ]
+
+
+def render_guard(data: dict) -> list[str]:
+    return [
+        f"Config `{data['config']}`, {data['seconds_per_run']:.0f} s of training per run, "
+        f"guard on and off interleaved ({data['order']}); both with the suite's buffer accounting.",
+        "",
+        "| deadlock guard | env steps/s |",
+        "|---|---|",
+        f"| on | {_s(data['on'])} |",
+        f"| off (RLlib's own wait) | {_s(data['off'])} |",
+        "",
+        f"Ratio on/off (medians): **{data['ratio']:.3f}**; target >= {data['target']}: "
+        f"{_verdict(data['met'])}.{_noise_note(data['off'], data['on'])}",
     ]
 
 
@@ -231,16 +247,29 @@ RENDERERS = {
     "throughput": render_throughput,
     "report": render_report,
     "gpu": render_gpu,
+    "guard": render_guard,
 }
 
 
-def render(raw_dir: Path) -> str:
+def previous_sections(results_md: str) -> dict[str, str]:
+    """The body of each ``## title`` section of an existing RESULTS.md, by title."""
+    sections = {}
+    for chunk in results_md.split("\n## ")[1:]:
+        title, _, body = chunk.partition("\n")
+        sections[title.strip()] = body.strip("\n") + "\n"
+    return sections
+
+
+def render(raw_dir: Path, previous: str = "") -> str:
+    """RESULTS.md from the raw records; a row without one keeps its section of ``previous``
+    (the raw records of one machine need not be on the next)."""
+    kept = previous_sections(previous)
     parts = [HEADER]
     for row, title in ROW_TITLES.items():
         parts.append(f"## {title}\n")
         path = raw_dir / f"{row}.json"
         if not path.exists():
-            parts.append("Not measured yet.\n")
+            parts.append(kept.get(title, "Not measured yet.\n"))
             continue
         record = json.loads(path.read_text())
         stamp = f"_Measured {record['measured_at']} on {record['machine']}"

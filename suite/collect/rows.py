@@ -25,7 +25,8 @@ def _get(result: Mapping[str, Any], *path: str) -> float:
         return NAN
 
 
-def _env_steps(result: Mapping[str, Any]) -> float:
+def env_steps(result: Mapping[str, Any]) -> float:
+    """Env steps sampled over the trial's lifetime (NaN before RLlib reports any)."""
     steps = _get(result, "env_runners", "num_env_steps_sampled_lifetime")
     return steps if not math.isnan(steps) else _get(result, "num_env_steps_sampled_lifetime")
 
@@ -35,7 +36,7 @@ def progress_values(result: Mapping[str, Any]) -> dict[str, float]:
     sampled = _get(result, "env_runners", "num_env_steps_sampled")
     return {
         "iteration": int(result["training_iteration"]),
-        "env_steps": _env_steps(result),
+        "env_steps": env_steps(result),
         "wall_time_s": _get(result, "time_total_s"),
         "time_this_iter_s": seconds,
         "episode_return_mean": _get(result, "env_runners", "episode_return_mean"),

@@ -100,6 +100,9 @@ def wandb_run_id(run_id: str, trial_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", f"{run_id}_{trial_id}")
 
 
+UPLOAD_TIMEOUT_S = 10
+
+
 class SweepWandbCallback(WandbLoggerCallback):
     """Ray's W&B logger, fed the suite's rows instead of Tune's raw result."""
 
@@ -113,6 +116,9 @@ class SweepWandbCallback(WandbLoggerCallback):
             dir=str(settings.dir) if settings.dir else None,
             mode=settings.mode,
             job_type="trial",
+            # Ray's default waits 1,800 s for each trial's wandb.finish() at the end of a run (and
+            # on Ctrl-C); offline files stay on disk and `wandb sync` uploads them later.
+            upload_timeout=UPLOAD_TIMEOUT_S,
         )
         self.mode = settings.mode
         self.run_id = run_id

@@ -10,6 +10,7 @@ import jinja2
 import pandas as pd
 
 from suite.report import analysis, sections, window
+from suite.report.reliability import reliability
 from suite.store.reader import RunData, load_run
 
 REPORTS_DIR = Path("reports")
@@ -62,6 +63,7 @@ def report_context(run: RunData) -> dict:
         "table_columns": sections.TABLE_COLUMNS,
         "table_rows": sections.trial_rows(trials),
         "metadata": sections.metadata_rows(run.metadata),
+        "reliability": reliability(trials, run.metadata),
     }
 
 

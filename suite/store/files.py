@@ -32,3 +32,7 @@ def write_json(path: Path, data: Any) -> None:
         Path(tmp).write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
     _replace_atomically(path, write)
+
+
+def write_text(path: Path, text: str) -> None:
+    _replace_atomically(path, lambda tmp: Path(tmp).write_text(text))

@@ -115,6 +115,8 @@ def _read_table(
     backfill = interval in columns and interval not in table.columns and "trial_id" in table
     if backfill and set(table["trial_id"]) <= older_intervals.keys():
         table[interval] = table["trial_id"].map(older_intervals)
+    for name in schema.LATER_COLUMNS & set(columns) - set(table.columns):
+        table[name] = float("nan")
     missing = [name for name in columns if name not in table.columns]
     if missing:
         raise StoreError(

@@ -84,8 +84,11 @@ LEARNER_COLUMNS: dict[str, str] = {
 }
 
 SUMMARY_COLUMNS: dict[str, str] = {
-    "status": "TERMINATED, ERROR, RUNNING or PENDING",
-    "error": "the error message of a failed trial, empty otherwise",
+    "status": "TERMINATED, ERROR, STALLED (stopped by the stall watchdog), RUNNING or PENDING",
+    "error": "the error message of a failed trial (the stall reason if STALLED), else empty",
+    "stalls": "times the stall watchdog stopped the trial (retries included); stacks are in "
+    "trials/<id>/stall-<n>.txt",
+    "deadlock_guard_releases": "deadlock_guard_releases_lifetime at the last iteration",
     "num_iterations": "iterations recorded",
     "env_steps": "env steps sampled at the last iteration",
     "wall_time_s": "seconds at the last iteration",
@@ -103,6 +106,12 @@ SUMMARY_COLUMNS: dict[str, str] = {
 }
 
 TRIAL_COLUMNS: dict[str, str] = {**AXIS_COLUMNS, **SUMMARY_COLUMNS}
+
+# Columns added after stores were first written: an older store still loads, with these filled
+# with NaN (not known then), never a made-up 0.
+LATER_COLUMNS: frozenset[str] = frozenset(
+    {"deadlock_guard_releases_lifetime", "deadlock_guard_releases", "stalls"}
+)
 
 # W&B and any other live sink use one fixed ``group/name`` scheme for the same numbers.
 METRIC_KEYS: dict[str, str] = {

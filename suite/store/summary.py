@@ -57,6 +57,7 @@ def summarize_trial(iterations: pd.DataFrame, threshold: float) -> dict:
         "reuse": float(last["buffer_reuse"]),
         "staleness_updates_mean": float(curve["buffer_staleness_updates_mean"].mean()),
         "staleness_s_mean": float(curve["buffer_staleness_s_mean"].mean()),
+        "deadlock_guard_releases": float(last.get("deadlock_guard_releases_lifetime", math.nan)),
     }
 
 
@@ -73,6 +74,7 @@ _CURVE_KEYS = (
     "reuse",
     "staleness_updates_mean",
     "staleness_s_mean",
+    "deadlock_guard_releases",
 )
 
 

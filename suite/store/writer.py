@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +71,23 @@ def _error_text(trial: Any) -> str:
     return "trial failed; see its Tune logs"
 
 
+def _never_stalled(trial_id: str) -> None:
+    return None
+
+
 class StoreWriter(Callback):
-    def __init__(self, run_dir: Path, run_metadata: dict[str, Any]):
+    """``stall_reason(trial_id)``: the stall watchdog's reason when a trial's last failure was a
+    stall (it is then recorded as STALLED, not ERROR)."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        run_metadata: dict[str, Any],
+        stall_reason: Callable[[str], str | None] | None = None,
+    ):
         self.run_dir = Path(run_dir)
         self.run_metadata = run_metadata
+        self._stall_reason = stall_reason or _never_stalled
         self._axes: dict[str, dict] = {}
         self._iterations: dict[str, list[dict]] = {}
         self._learners: dict[str, list[dict]] = {}
@@ -108,7 +122,11 @@ class StoreWriter(Callback):
         self._finish(trial, "TERMINATED", "")
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
-        self._finish(trial, "ERROR", _error_text(trial))
+        stalled = self._stall_reason(trial.trial_id)
+        if stalled:
+            self._finish(trial, "STALLED", stalled)
+        else:
+            self._finish(trial, "ERROR", _error_text(trial))
 
     def on_experiment_end(self, trials, **info) -> None:
         self.consolidate()
@@ -189,7 +207,9 @@ class StoreWriter(Callback):
         status, error = self._status[trial_id]
         curve = _frame(self._iterations[trial_id], schema.ITERATION_COLUMNS)
         summary = summarize_trial(curve, self._thresholds.get(trial_id, math.nan))
+        stalls = len(list(self._trial_dir(trial_id).glob("stall-*.txt")))
         row = {**self._axes[trial_id], **summary, "status": status, "error": error}
+        row["stalls"] = stalls
         return {column: row.get(column, math.nan) for column in schema.TRIAL_COLUMNS}
 
     def _write_trials(self) -> None:

@@ -27,6 +27,16 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
 
 
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="python -m suite.sweep",
@@ -95,6 +105,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wandb-project", help="W&B project (default: the sweep's name)")
     p.add_argument("--no-report", action="store_true", help="skip building the HTML report")
     p.add_argument(
+        "--stall-timeout",
+        type=positive_float,
+        metavar="SECONDS",
+        help="stop a trial that reports no result or no new env steps for this long, save its "
+        "stacks and record it STALLED (default: max(120, 20 x its median iteration time))",
+    )
+    p.add_argument(
         "--no-deadlock-guard",
         action="store_true",
         help="reproduce RLlib 2.60's own behaviour: a trial whose circular buffer drops a batch "
@@ -134,6 +151,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         wandb_entity=args.wandb_entity,
         wandb_project=args.wandb_project,
         report=not args.no_report,
+        stall_timeout_s=args.stall_timeout,
     )
 
 

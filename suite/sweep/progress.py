@@ -32,13 +32,13 @@ class SweepProgress:
     trials: dict[str, TrialLine] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
-        counts = {"RUNNING": 0, "TERMINATED": 0, "ERROR": 0}
+        counts = {"RUNNING": 0, "TERMINATED": 0, "ERROR": 0, "STALLED": 0}
         for line in self.trials.values():
             counts[line.status] = counts.get(line.status, 0) + 1
         return counts
 
     def _steps_done(self, line: TrialLine) -> float:
-        if line.status in ("TERMINATED", "ERROR"):
+        if line.status in ("TERMINATED", "ERROR", "STALLED"):
             return self.env_steps_per_trial  # a finished trial's work is over, whatever it reached
         return min(line.env_steps, self.env_steps_per_trial)
 
@@ -57,7 +57,8 @@ class SweepProgress:
         elapsed = _duration(time.monotonic() - self.started)
         head = (
             f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
-            f"failed {counts['ERROR']}  pending {pending}  elapsed {elapsed}  ETA {_duration(eta)}"
+            f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending {pending}  "
+            f"elapsed {elapsed}  ETA {_duration(eta)}"
         )
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("trial", "status", "env steps", "return", "steps/s"):
@@ -73,7 +74,7 @@ class SweepProgress:
         return Group(head, table)
 
     def _visible_lines(self, limit: int = 12) -> list[TrialLine]:
-        order = {"RUNNING": 0, "ERROR": 1, "TERMINATED": 2}
+        order = {"RUNNING": 0, "STALLED": 1, "ERROR": 1, "TERMINATED": 2}
         lines = sorted(self.trials.values(), key=lambda line: order.get(line.status, 3))
         return lines[:limit]
 
@@ -93,13 +94,14 @@ def _duration(seconds: float) -> str:
 class ProgressView(Callback):
     """Tune callback driving a rich Live display of ``SweepProgress``."""
 
-    def __init__(self, progress: SweepProgress):
+    def __init__(self, progress: SweepProgress, stall_reason=None):
         self.progress = progress
+        self._stall_reason = stall_reason
         self._live: Live | None = None
 
     def __getstate__(self) -> dict:
         # Tune pickles its callbacks into tuner.pkl (for --resume); a live display is not data.
-        return {"progress": self.progress, "_live": None}
+        return {"progress": self.progress, "_stall_reason": self._stall_reason, "_live": None}
 
     def setup(self, **info) -> None:
         self.progress.started = time.monotonic()
@@ -132,7 +134,8 @@ class ProgressView(Callback):
         self._refresh()
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
-        self._line(trial).status = "ERROR"
+        stalled = self._stall_reason and self._stall_reason(trial.trial_id)
+        self._line(trial).status = "STALLED" if stalled else "ERROR"
         self._refresh()
 
     def on_experiment_end(self, trials, **info) -> None:

@@ -21,6 +21,7 @@ from suite.sweep.plan import Plan, check_schedulable, plan_sweep
 from suite.sweep.progress import ProgressView, SweepProgress
 from suite.sweep.resources import connected_cluster
 from suite.sweep.spec import Sweep
+from suite.sweep.stall_inbox import StallRecorder
 from suite.sweep.trainable import TRIAL_KEY, SuiteAPPO
 from suite.sweep.trial_ids import UniqueTrialIds
 
@@ -29,6 +30,9 @@ CHECKPOINT_EVERY_ITERATIONS = 5
 # reach minutes, so a sweep killed soon after a trial finished would run that trial again on
 # --resume; the state of a sweep this size saves in milliseconds.
 EXPERIMENT_STATE_PERIOD_S = "1"
+# How long Tune waits for a stopping trial actor before killing it (Tune's default: 600 s). A hung
+# trial never answers its stop() call, which queues behind its train().
+TRIAL_CLEANUP_S = "10"
 
 
 @dataclass
@@ -44,6 +48,7 @@ class RunOptions:
     wandb_entity: str | None = None
     wandb_project: str | None = None
     report: bool = True
+    stall_timeout_s: float | None = None  # None: max(120 s, 20 x the median iteration time)
 
 
 def _now() -> str:
@@ -84,6 +89,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         },
         "overrides": options.overrides,
         "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
+        "stall_timeout_s": options.stall_timeout_s,
         "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
@@ -120,21 +126,25 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
     wandb = resolve_settings(
         options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
     )
+    stalls = StallRecorder(run_dir, run_dir.name)
     return [
-        StoreWriter(run_dir, run_meta),
-        ProgressView(progress),
+        stalls,  # before the writer: it tells the writer which failures were stalls
+        StoreWriter(run_dir, run_meta, stall_reason=stalls.reason),
+        ProgressView(progress, stall_reason=stalls.reason),
         *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
     ]
 
 
-def save_experiment_state_often() -> None:
+def tune_settings() -> None:
     """Read by Tune when a Tuner starts or is restored; a value already set by the user wins."""
     os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", EXPERIMENT_STATE_PERIOD_S)
+    os.environ.setdefault("TUNE_FORCE_TRIAL_CLEANUP_S", TRIAL_CLEANUP_S)
 
 
 def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
-    save_experiment_state_often()
-    params = [trial.spec.as_param(run_dir.name) for trial in plan.trials]
+    tune_settings()
+    watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout_s}
+    params = [trial.spec.as_param(run_dir.name) | {"watchdog": watchdog} for trial in plan.trials]
     return tune.Tuner(
         SuiteAPPO,
         param_space={TRIAL_KEY: tune.grid_search(params)},
@@ -178,7 +188,7 @@ def resume(run_dir: Path, options: RunOptions) -> dict:
     connect(options.address)
     run_meta |= {"status": "running", "resumed_at": _now()}
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
-    save_experiment_state_often()
+    tune_settings()
     tuner = tune.Tuner.restore(
         str((run_dir / "tune").resolve()),
         trainable=SuiteAPPO,
@@ -187,6 +197,13 @@ def resume(run_dir: Path, options: RunOptions) -> dict:
     )
     tuner.fit()
     return run_meta
+
+
+def consolidate_from_disk(run_dir: Path, run_meta: dict) -> None:
+    """The run-level tables rebuilt from the trials' part files (when Tune could not end)."""
+    writer = StoreWriter(run_dir, run_meta)
+    writer.setup()
+    writer.consolidate()
 
 
 def finish(run_dir: Path, run_meta: dict) -> dict:
@@ -207,7 +224,7 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     return run_meta
 
 
-ENDED = ("TERMINATED", "ERROR")
+ENDED = ("TERMINATED", "ERROR", "STALLED")
 
 
 def trial_counts(statuses, planned: int) -> dict[str, int]:

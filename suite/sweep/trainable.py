@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from ray.rllib.algorithms.appo import APPO, APPOConfig
+from ray.tune.result import TRIAL_INFO
 
+from suite.collect.rows import env_steps
 from suite.configs.resolve import resolve
+from suite.sweep.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
+from suite.sweep.stall_inbox import report_stall
 
 TRIAL_KEY = "suite_trial"  # the Tune param_space key holding a TrialSpec.as_param() dict
 
@@ -57,20 +63,70 @@ class SuiteAPPO(APPO):
 
     def __init__(self, config=None, **kwargs):
         self._suite_setup_started_at = time.time()  # the trial holds its resources from here
+        self._suite_watchdog = None
+        watchdog = trial_info = None
         if isinstance(config, Mapping) and TRIAL_KEY in config:
+            watchdog = config[TRIAL_KEY].get("watchdog")
+            trial_info = config.get(TRIAL_INFO)
             config = trial_config(config)
             register_class_env(config.env)
         super().__init__(config=config, **kwargs)
+        if trial_info is not None:
+            # Tune passes its trial info inside the config dict replaced above; without it
+            # self.trial_id would read "default".
+            self._trial_info = trial_info
+        if watchdog:
+            self._suite_watchdog = self._start_watchdog(watchdog)
+
+    def _start_watchdog(self, settings: Mapping[str, Any]) -> StallWatchdog:
+        limit = StallLimit(settings.get("stall_timeout_s"))
+        helpers = helper_processes(self)
+
+        def on_stall(reason: str) -> None:
+            print(f"Stall watchdog: {reason}; saving stacks, ending the trial", file=sys.stderr)
+            try:
+                report_stall(
+                    settings["run_id"], self.trial_id, reason, stack_report(reason, helpers)
+                )
+            except Exception as error:  # the trial must end either way; say why nothing was saved
+                print(f"Stall watchdog: could not hand over the stacks: {error!r}", file=sys.stderr)
+            finally:
+                sys.stderr.flush()
+                os._exit(STALL_EXIT_CODE)  # the stuck train() cannot be unwound; Tune retries
+
+        return StallWatchdog(limit, on_stall).start()
 
     def step(self) -> dict:
         import ray
 
         from suite.sweep.metadata import node_hardware
 
+        if self._suite_watchdog:
+            self._suite_watchdog.step_started()
         result = super().step()
+        if self._suite_watchdog:
+            self._suite_watchdog.step_finished(env_steps(result))
         result["suite_node"] = {
             "node_id": ray.get_runtime_context().get_node_id(),
             "setup_started_at": self._suite_setup_started_at,
             **node_hardware(),
         }
         return result
+
+
+HELPER_PIDS_TIMEOUT_S = 20.0
+
+
+def helper_processes(algorithm: APPO) -> dict[str, int]:
+    """Pids of the trial's env runner and remote learner processes, read while they are healthy
+    (a hung one would not answer later), so a stall report can include their stacks."""
+    pids = algorithm.env_runner_group.foreach_env_runner(
+        lambda runner: os.getpid(), local_env_runner=False, timeout_seconds=HELPER_PIDS_TIMEOUT_S
+    )
+    named = {f"env runner {index}": pid for index, pid in enumerate(pids, start=1)}
+    if algorithm.learner_group.is_remote:
+        learners = algorithm.learner_group.foreach_learner(
+            lambda learner: os.getpid(), timeout_seconds=HELPER_PIDS_TIMEOUT_S
+        )
+        named |= {f"learner {i}": r.get() for i, r in enumerate(learners) if r.ok}
+    return named

@@ -1,0 +1,69 @@
+"""The report's section on hangs: trials the stall watchdog stopped, and cells where RLlib 2.60's
+aggregation wait had to be released by the deadlock guard, with what that means."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+DEADLOCK_EXPLAINED = (
+    "RLlib 2.60's learner makes every broadcast_interval-th update() call wait until its learner "
+    "thread has trained broadcast_interval times since the last aggregation. A batch the "
+    "circular buffer evicts before it was ever sampled is an update that never comes: once the "
+    "learner thread has trained on everything left, it waits for the next batch, which only the "
+    "waiting call could put, and the trial hangs for good. That needs more batches put inside one "
+    "aggregation window than the buffer holds (roughly broadcast_interval > N with K = 1). The "
+    "suite's deadlock guard ends such a wait once the learner thread has sat idle on an empty "
+    "buffer for 0.5 s; what is trained and counted is unchanged. Each release below is a place "
+    "where plain RLlib 2.60 would have hung. benchmarks/repro/circular_buffer_deadlock.py "
+    "reproduces it with plain RLlib."
+)
+CELL = ["env", "n", "k", "num_learners", "num_gpus_per_learner"]
+
+
+def reliability(trials: pd.DataFrame, metadata: dict) -> dict:
+    """Context for ``reliability.html.j2``."""
+    guard_on = metadata.get("deadlock_guard")
+    return {
+        "explained": DEADLOCK_EXPLAINED,
+        "guard_note": _guard_note(guard_on, metadata.get("stall_timeout_s")),
+        "stalled": _stalled_trials(trials),
+        "guard_cells": _guard_cells(trials),
+        "unknown": int(trials["deadlock_guard_releases"].isna().all()),
+    }
+
+
+def _guard_note(guard_on: bool | None, stall_timeout_s: float | None) -> str:
+    if guard_on is None:
+        guard = "This run predates the deadlock guard and the stall watchdog."
+    elif guard_on:
+        guard = "The deadlock guard was on."
+    else:
+        guard = "The deadlock guard was OFF (--no-deadlock-guard): RLlib's own behaviour."
+    if guard_on is None:
+        return guard
+    limit = (
+        f"{stall_timeout_s:g} s" if stall_timeout_s else "max(120 s, 20 × median iteration time)"
+    )
+    return f"{guard} Stall limit: {limit} without a result or new env steps."
+
+
+def _stalled_trials(trials: pd.DataFrame) -> list[dict]:
+    stalls = trials["stalls"].fillna(0)
+    hit = trials[(trials["status"] == "STALLED") | (stalls > 0)]
+    columns = ["trial_id", *CELL, "seed", "status", "stalls", "error"]
+    rows = hit[columns].to_dict("records")
+    for row in rows:
+        row["stalls"] = 0 if math.isnan(row["stalls"]) else int(row["stalls"])
+    return rows
+
+
+def _guard_cells(trials: pd.DataFrame) -> list[dict]:
+    fired = trials[trials["deadlock_guard_releases"].fillna(0) > 0]
+    if fired.empty:
+        return []
+    grouped = fired.groupby(CELL, sort=True)["deadlock_guard_releases"]
+    table = grouped.agg(trials="count", releases="sum").reset_index()
+    table["releases"] = table["releases"].astype(int)
+    return table.to_dict("records")
