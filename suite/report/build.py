@@ -123,8 +123,14 @@ def _aggregation(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: t
     mine = _matching(cells, ["env", *analysis.HARDWARE], key)
     releases = window.guard_releases(run.iterations, trials)
     mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
+    rates = _rates(run, env, learners, gpus)
+    grid = sections.model_grid(rates, mine) if "reason" not in rates else pd.DataFrame()
     return {
         "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner",
+        "model_error": "Buffer model over every cell here: "
+        + sections.model_error_text(grid, rates["batches"])
+        if len(grid)
+        else "",
         **window.aggregation_section(mine),
     }
 

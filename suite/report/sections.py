@@ -178,7 +178,7 @@ def buffer_prediction(rates: dict, cells: pd.DataFrame) -> dict:
             f"busy second, load {fmt(arrival / consumption)}); learners wait "
             f"{fmt(100 * rates['wait_share'], 2)}% of the time"
         ),
-        "error": _model_error_text(grid, rates["batches"]),
+        "error": model_error_text(grid, rates["batches"]),
         "rows": [
             {key: fmt(float(value)) for key, value in row.items()}
             for row in grid.to_dict("records")
@@ -187,7 +187,7 @@ def buffer_prediction(rates: dict, cells: pd.DataFrame) -> dict:
     }
 
 
-def _model_error_text(grid: pd.DataFrame, batches: float) -> str:
+def model_error_text(grid: pd.DataFrame, batches: float) -> str:
     error = buffer_model.model_error(grid)
     found = (
         f"Largest error over these {len(grid)} cell(s): drop fraction {error.drop_fraction:.3f} "
