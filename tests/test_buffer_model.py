@@ -114,7 +114,7 @@ def test_model_error_is_the_largest_absolute_gap():
 
 
 def test_the_sampling_rate_behind_a_throttled_put_rate_is_recovered():
-    truth = simulate_buffer(4, 2, 3.0, 1.0, broadcast_interval=5, batches=600)
+    truth = simulate_buffer(4, 2, 3.0, 1.0, broadcast_interval=5, batches=400)
     rate = production_rate(4, 2, 5, truth.put_rate, 1.0)
     assert rate == pytest.approx(3.0, rel=0.1)
 

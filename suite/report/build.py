@@ -43,17 +43,21 @@ def report_context(run: RunData) -> dict:
     trials = run.trials
     cells = analysis.cell_table(trials)
     failed = trials[trials["status"] != analysis.FINISHED]
+    models = {
+        key: _model(run, cells, key)
+        for key, _ in trials.groupby(["env", *analysis.HARDWARE], sort=True)
+    }
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "headline": sections.headline(trials) + window.n_verdicts(trials),
         "settings": [
-            _setting(run, setting_trials, cells, key)
+            _setting(run, setting_trials, cells, key, models[key[:3]])
             for key, setting_trials in trials.groupby(SETTING, sort=True)
         ],
         "aggregation": [
-            _aggregation(run, hardware_trials, cells, key)
+            _aggregation(run, hardware_trials, cells, key, models[key])
             for key, hardware_trials in trials.groupby(["env", *analysis.HARDWARE], sort=True)
         ],
         "scaling": sections.scaling(trials),
@@ -90,8 +94,7 @@ def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFra
 
 
 def _rates(run: RunData, env: str, learners, gpus) -> dict:
-    """The model's inputs from every trial of the env x hardware, whatever its broadcast_interval:
-    the least throttled trial is the best view of what sampling alone delivers."""
+    """The model's inputs, per cell, from the finished trials of one env x hardware."""
     trials = _matching(run.trials, ["env", *analysis.HARDWARE], (env, learners, gpus))
     ids = trials["trial_id"]
     iterations = run.iterations[run.iterations["trial_id"].isin(ids)]
@@ -100,8 +103,19 @@ def _rates(run: RunData, env: str, learners, gpus) -> dict:
     )
 
 
-def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple) -> dict:
+def _model(run: RunData, cells: pd.DataFrame, key: tuple) -> tuple[dict, pd.DataFrame]:
+    """The buffer model's rates and predicted grid for one env x hardware, computed once."""
+    rates = _rates(run, *key)
+    if "reason" in rates:
+        return rates, pd.DataFrame(columns=analysis.BUFFER_AXES)
+    return rates, sections.model_grid(rates, _matching(cells, ["env", *analysis.HARDWARE], key))
+
+
+def _setting(
+    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple, model: tuple
+) -> dict:
     env, learners, gpus, interval = key
+    rates, grid = model
     iterations = run.iterations[run.iterations["trial_id"].isin(trials["trial_id"])]
     mine = _matching(cells, SETTING, key)
     thresholds = trials["threshold"].dropna()
@@ -114,17 +128,18 @@ def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple
         "curves": sections.learning_curves(iterations, trials, threshold),
         "heatmap": sections.heatmap(mine),
         "buffer": sections.buffer_over_time(iterations),
-        "model": sections.buffer_prediction(_rates(run, env, learners, gpus), mine),
+        "model": sections.buffer_prediction(rates, grid[grid["broadcast_interval"] == interval]),
     }
 
 
-def _aggregation(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple) -> dict:
+def _aggregation(
+    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple, model: tuple
+) -> dict:
     env, learners, gpus = key
+    rates, grid = model
     mine = _matching(cells, ["env", *analysis.HARDWARE], key)
     releases = window.guard_releases(run.iterations, trials)
     mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
-    rates = _rates(run, env, learners, gpus)
-    grid = sections.model_grid(rates, mine) if "reason" not in rates else pd.DataFrame()
     return {
         "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner",
         "model_error": "Buffer model over every cell here: "

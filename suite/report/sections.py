@@ -163,11 +163,11 @@ def model_grid(rates: dict, cells: pd.DataFrame) -> pd.DataFrame:
     return buffer_model.predict_grid(measured) if len(measured) else measured
 
 
-def buffer_prediction(rates: dict, cells: pd.DataFrame) -> dict:
+def buffer_prediction(rates: dict, grid: pd.DataFrame) -> dict:
+    """The model section of one setting, from ``model_grid``'s rows of its cells."""
     if "reason" in rates:
         return {"reason": rates["reason"]}
     arrival, consumption = rates["arrival"], rates["consumption"]
-    grid = model_grid(rates, cells)
     if grid.empty:
         return {"reason": "No cell has a measured drop fraction and reuse to compare against."}
     return {
