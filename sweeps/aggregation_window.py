@@ -11,7 +11,8 @@ Expect: no drops in the K=1 cells with broadcast_interval <= N; drops in every o
 throughput falls as broadcast_interval falls. Each trial puts ~60 batches, enough for the
 model's steady state; the report prints the model's error against its stated bound. The cells
 that can drop at K=1 hang bare RLlib 2.60; the suite's deadlock guard releases them.
-Run: ``python -m suite.sweep aggregation_window`` (12 trials, ~6 min on 2 cores).
+Run: ``python -m suite.sweep aggregation_window`` (12 trials, ~8 min of training, ~12 min in
+all on 2 cores; results/example-aggregation_window-smoke is one such run).
 """
 
 from suite.sweep.spec import Budget, Sweep
@@ -28,7 +29,7 @@ SWEEP = Sweep(
             env_steps=12_000,
             seeds=1,
             max_trial_s=90.0,
-            description="12 trials x ~60 batches: the rule and the model checked in ~6 min",
+            description="12 trials x ~60 batches: the rule and the model checked in ~12 min",
         ),
     },
 )
