@@ -294,3 +294,17 @@ def test_learner_wait_counts_the_get_already_in_flight(make_queue):
     consumer.join(timeout=5)
     assert 0.19 <= mid_wait < 0.4
     assert 0.19 <= after < 0.4  # ~0.1 s before the item plus ~0.1 s after it
+
+
+def test_learner_wait_never_exceeds_the_iteration_it_is_reported_with():
+    # The window spans harvest to harvest (set-up and Tune's gap between iterations included);
+    # only the iteration's own seconds count, else a 2 s iteration once reported 6.4 s of wait.
+    in_queue = seeded_buffer(2, 2)
+    received: list = []
+    consumer = start_blocked_consumer(in_queue, received)
+    accountant = attach_accountant(in_queue, consumer_waiting=True)
+    time.sleep(0.3)
+    clipped = accountant.snapshot(iteration_s=0.1)["learner_wait_s"]
+    in_queue.put(STOP)
+    consumer.join(timeout=5)
+    assert 0.09 <= clipped <= 0.11

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from suite.aggregation import drop_rule
-from suite.report import analysis, buffer_model, sections
+from suite.report import analysis, buffer_model
+from suite.report.buffer_section import steady_cells
 from suite.store.reader import load_run
 
 EXAMPLE = Path(__file__).parent.parent / "results" / "example-aggregation_window-smoke"
@@ -29,8 +30,10 @@ def test_drops_only_where_the_rule_allows_and_wherever_it_expects_them(run):
 
 
 def test_the_model_stays_within_its_stated_bound(run):
-    rates = sections.model_rates(run.iterations, run.learners, run.trials)
-    grid = sections.model_grid(rates, analysis.cell_table(run.trials))
+    cells = steady_cells(run.iterations, run.trials)
+    grid = cells.dropna(subset=["predicted_drop_fraction"]).rename(
+        columns={"steady_drop_fraction": "drop_fraction", "steady_reuse": "reuse"}
+    )
     assert len(grid) == 12
-    assert rates["batches"] >= buffer_model.MIN_BATCHES_TO_CHECK
+    assert grid["steady_batches"].median() >= buffer_model.MIN_BATCHES_TO_CHECK
     assert buffer_model.model_error(grid).within_bounds

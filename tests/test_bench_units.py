@@ -145,3 +145,91 @@ def test_render_keeps_the_sections_of_rows_without_a_raw_record(tmp_path):
     again = render(tmp_path, previous)
     assert earlier_text in again
     assert "Ratio on/off (medians): **1.000**" in again
+
+
+def test_interleaved_rates_warm_up_first_then_abba():
+    from suite.bench.summary import interleaved_rates
+
+    calls: list[str] = []
+    sides = {"a": lambda: calls.append("a") or 1.0, "b": lambda: calls.append("b") or 2.0}
+    rates = interleaved_rates(sides, repetitions=3, warm_up=lambda: calls.append("warm"))
+    assert calls == ["warm", "a", "b", "b", "a", "a", "b"]
+    assert rates == {"a": [1.0, 1.0, 1.0], "b": [2.0, 2.0, 2.0]}
+
+
+def _profile_record(seconds: float, busy: float, threads: float, steps: float) -> dict:
+    """A recorded result where each thread role has used ``threads`` CPU seconds so far."""
+    return {
+        "profile": {
+            "machine": {"busy": busy, "uptime": seconds, "cores": 2},
+            "algorithm": {"main": threads, "python:_LearnerThread": 2 * threads, "native": 0.0},
+            "env_runners": [{"main": threads, "native": threads}],
+        },
+        "env_steps": steps,
+        "num_envs": 8,
+        "inference_s": 0.002,
+    }
+
+
+def test_cpu_breakdown_splits_the_cores_by_thread_role():
+    from suite.bench.cpu_profile import cpu_breakdown
+
+    first = _profile_record(seconds=100.0, busy=50.0, threads=10.0, steps=0.0)
+    last = _profile_record(seconds=110.0, busy=68.0, threads=13.0, steps=4000.0)
+    result = cpu_breakdown(first, last)
+    shares = result["share_of_cores"]
+    assert result["wall_s"] == 10.0 and result["env_steps_per_s"] == 400.0
+    # 4000 steps / 8 envs = 500 forward passes x 2 ms = 1 s of the runner's 3 s Python thread
+    assert shares["env runner: RLModule inference (estimated)"] == pytest.approx(1 / 20)
+    assert shares["env runner: connectors, episodes, sampling loop"] == pytest.approx(2 / 20)
+    assert shares["learner update (_LearnerThread)"] == pytest.approx(6 / 20)
+    assert shares["rest of the machine (raylet, GCS, Tune driver, others)"] == pytest.approx(
+        (18 - 15) / 20
+    )
+    assert shares["idle"] == pytest.approx(2 / 20)
+    assert sum(shares.values()) == pytest.approx(1.0)
+
+
+def test_render_atari_row_shows_both_samplers_both_rates_and_the_profile(tmp_path):
+    def sp(value):
+        return spread([value, value]).as_dict()
+
+    runner = {"env_only": sp(3000.0), "random_actions": sp(2500.0), "policy": sp(1000.0)}
+    wrappers = {"env_only": sp(1500.0), "random_actions": sp(1250.0), "policy": sp(800.0)}
+    data = {
+        "raw_ale": {"1": 1600.0, "2": 3200.0},
+        "raw_seconds": 15.0,
+        "env_runner": {
+            "seconds_per_run": 10.0,
+            "per_cpu_second": {"ale_vector": runner, "rllib_wrappers": wrappers},
+            "ratio": {"env_only": 2.0, "random_actions": 2.0, "policy": 1.25},
+            "target": 2.0,
+        },
+        "seconds_per_run": 60.0,
+        "declared_cpus": 6,
+        "configs": {
+            "pong": {"sampled": sp(700.0), "trained": sp(600.0)},
+            "pong_rllib": {"sampled": sp(350.0), "trained": sp(200.0)},
+        },
+        "trained_ratio": 3.0,
+        "ratio": 2.0,
+        "fraction_of_raw_2_processes": 0.22,
+        "profiles": [
+            {
+                "wall_s": 50.0,
+                "cores": 2,
+                "env_steps_per_s": 700.0,
+                "share_of_cores": {"learner update (_LearnerThread)": 0.4, "idle": 0.1},
+            },
+        ],
+        "target": 2.0,
+        "met": True,
+    }
+    record = {"row": "atari", "measured_at": "t", "machine": "m", "quick": False, "data": data}
+    (tmp_path / "atari.json").write_text(json.dumps(record))
+    text = render(tmp_path)
+    assert "**1.25** for the env runner with the policy, 2.00 with random actions" in text
+    assert "(the env runner with the policy): **missed**" in text
+    assert "| suite `pong` (native vector env) | 700 (" in text
+    assert "**2.00** sampled, 3.00 trained; target >= 2.0 sampled: **met**" in text
+    assert "| learner update (_LearnerThread) | 40% |" in text

@@ -7,12 +7,12 @@ from ray.rllib.algorithms.appo.utils import CircularBuffer
 
 from suite.aggregation import drop_rule
 from suite.report.buffer_model import (
+    cell_advice,
     drive,
     model_error,
     predict_grid,
     production_rate,
     simulate_buffer,
-    tuning_advice,
 )
 
 
@@ -104,7 +104,7 @@ def test_a_window_longer_than_the_buffer_needs_the_guard_at_k1():
 def test_model_error_is_the_largest_absolute_gap():
     grid = pd.DataFrame(
         {"n": [1, 4], "k": [1, 1], "broadcast_interval": [1, 1]}
-        | {"put_rate": [0.6, 0.6], "consumption_rate": [2.0, 2.0]}
+        | {"arrival_batches_per_s": [0.6, 0.6], "samples_per_busy_s": [2.0, 2.0]}
         | {"drop_fraction": [0.05, 0.0], "reuse": [1.0, 0.7]}
     )
     found = model_error(predict_grid(grid))
@@ -132,14 +132,10 @@ def test_slow_learner_with_one_slot_drops_the_surplus():
     assert prediction.reuse == pytest.approx(0.25, abs=0.03)
 
 
-def test_advice_names_the_bottleneck():
-    grid = pd.DataFrame(
-        {"n": [1, 4], "k": [4, 4], "drop_fraction": [0.4, 0.05], "reuse": [1.0, 1.2]}
-    )
-    advice = " ".join(tuning_advice(grid, arrival_rate=2.0, consumption_rate=1.0, wait_share=0.0))
-    assert "learner is the bottleneck" in advice
-    assert "reuse is under half of K" in advice
-    calm = pd.DataFrame({"n": [4], "k": [2], "drop_fraction": [0.0], "reuse": [1.9]})
-    assert "No buffer bottleneck" in tuning_advice(calm, 1.0, 2.0, 0.1)[0]
-    waiting = " ".join(tuning_advice(calm, 1.0, 2.0, 0.6))
-    assert "sampling is the bottleneck" in waiting
+def test_advice_is_one_consistent_piece_per_cell():
+    assert "falls behind" in cell_advice(drop_fraction=0.4, reuse=1.0, k=4, wait_share=0.6)
+    waiting = cell_advice(drop_fraction=0.0, reuse=1.0, k=4, wait_share=0.6)
+    assert "sampling is the bottleneck" in waiting and "Lower K" not in waiting
+    assert "Lower K" in cell_advice(drop_fraction=0.0, reuse=1.0, k=4, wait_share=0.05)
+    assert "Balanced" in cell_advice(drop_fraction=0.0, reuse=1.9, k=2, wait_share=0.1)
+    assert "Lower K" in cell_advice(drop_fraction=0.0, reuse=1.0, k=2, wait_share=0.0)

@@ -96,6 +96,18 @@ SWEEP_CASES = {
     "unknown key": (["cartpole_nk", "--set", "lr_typo=0.1"], ["unknown config key 'lr_typo'"]),
     "not KEY=VALUE": (["cartpole_nk", "--set", "n"], ["KEY=VALUE"]),
     "zero seeds": (["cartpole_nk", "--seeds", "0"], ["--seeds", "at least 1"]),
+    "zero at once": (["cartpole_nk", "--max-concurrent", "0"], ["--max-concurrent", "at least 1"]),
+    "negative retries": (["cartpole_nk", "--max-failures", "-1"], ["--max-failures", "at least 0"]),
+    "fractional seeds": (["cartpole_nk", "--seeds", "2.5"], ["--seeds", "whole number"]),
+    "zero env steps": (["cartpole_nk", "--env-steps", "0"], ["--env-steps", "at least 1"]),
+    "zero progress interval": (
+        ["cartpole_nk", "--progress-interval", "0"],
+        ["--progress-interval", "positive"],
+    ),
+    "stall timeout not a number": (
+        ["cartpole_nk", "--stall-timeout", "soon"],
+        ["--stall-timeout", "not a number"],
+    ),
     "unreachable address": (
         ["cartpole_nk", "--address", "127.0.0.1:9"],
         ["no ray cluster reachable at 127.0.0.1:9", "ray start"],

@@ -67,6 +67,22 @@ def test_atari_configs_use_standard_preprocessing_and_impact_nk():
         )
 
 
+@pytest.mark.parametrize(
+    ("name", "env_class", "vectorize_mode"),
+    [
+        ("pong", "suite.configs.envs.AleVectorAtariEnv", "vector_entry_point"),
+        ("breakout", "suite.configs.envs.AleVectorAtariEnv", "vector_entry_point"),
+        ("pong_rllib", "suite.configs.envs.AtariEnv", "sync"),
+    ],
+)
+def test_the_atari_sampler_is_recorded_in_the_resolved_config(name, env_class, vectorize_mode):
+    data = to_serializable(resolve(name, {}))
+    assert (data["env"], data["gym_env_vectorize_mode"]) == (env_class, vectorize_mode)
+    if vectorize_mode == "vector_entry_point":
+        assert data["env_config"]["noop_max"] == 30
+        assert data["_learner_connector"] == "suite.configs.frames.ale_frames_learner"
+
+
 def test_continuous_configs_start_from_impact_continuous_setting():
     assert get_config("halfcheetah").build().circular_buffer_num_batches == 16
     assert get_config("halfcheetah").build().circular_buffer_iterations_per_batch == 20

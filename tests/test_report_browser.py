@@ -16,18 +16,33 @@ pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
-# Written into the DOM once the page has loaded, so --dump-dom carries the verdicts out.
+# Written into the DOM once the page has loaded, so --dump-dom carries the verdicts out. A figure
+# is "blank" when a 64x64 draw of it has under 2% of pixels that are not near-white.
 PROBE = """
 <script>
 window.addEventListener("load", function () {
   var images = Array.prototype.slice.call(document.images);
   var broken = images.filter(function (img) { return !(img.complete && img.naturalWidth > 0); });
-  var header = document.querySelectorAll("#trial-table th")[2];  // column n
+  var canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 64;
+  var context = canvas.getContext("2d");
+  var blank = images.filter(function (img) {
+    context.fillStyle = "#fff"; context.fillRect(0, 0, 64, 64);
+    context.drawImage(img, 0, 0, 64, 64);
+    var data = context.getImageData(0, 0, 64, 64).data, inked = 0;
+    for (var i = 0; i < data.length; i += 4) {
+      if (data[i] + data[i + 1] + data[i + 2] < 720) { inked++; }
+    }
+    return inked < 0.02 * 64 * 64;
+  });
+  var header = document.querySelectorAll("#trial-table th")[5];  // column K
   header.click(); header.click();  // descending
-  var firstN = document.querySelector("#trial-table tbody tr").cells[2].textContent;
+  var firstK = document.querySelector("#trial-table tbody tr").cells[5].textContent;
+  var overflow = document.documentElement.scrollWidth - window.innerWidth;
   var out = document.createElement("pre");
   out.id = "probe";
-  out.textContent = "images=" + images.length + " broken=" + broken.length + " first_n=" + firstN;
+  out.textContent = "images=" + images.length + " broken=" + broken.length + " blank=" +
+    blank.length + " first_k=" + firstK + " overflow=" + overflow;
   document.body.appendChild(out);
 });
 </script>
@@ -72,27 +87,36 @@ def console_errors(stderr: str) -> list[str]:
     ]
 
 
-def test_report_loads_cleanly_in_chromium(report, tmp_path):
+@pytest.mark.parametrize("width", [800, 1400])
+def test_report_loads_cleanly_in_chromium(report, tmp_path, width):
     probed = tmp_path / "probed.html"
     probed.write_text(report.read_text().replace("</body>", PROBE + "</body>"))
-    result = chromium(tmp_path, "--dump-dom", probed.as_uri())
+    result = chromium(tmp_path, f"--window-size={width},2000", "--dump-dom", probed.as_uri())
     assert result.returncode == 0, result.stderr[-2000:]
     assert console_errors(result.stderr) == []
     verdict = re.search(
-        r'<pre id="probe">images=(\d+) broken=(\d+) first_n=(\S+)</pre>', result.stdout
+        r'<pre id="probe">images=(\d+) broken=(\d+) blank=(\d+) '
+        r"first_k=(\S+) overflow=(-?\d+)</pre>",
+        result.stdout,
     )
     assert verdict, "the probe never ran: " + result.stdout[-500:]
-    images, broken, first_n = verdict.groups()
-    assert int(images) == 8
+    images, broken, blank, first_k, overflow = verdict.groups()
+    # across envs: evidence; per env: 2 evidence, 3 Ks of curves, 8 maps, buffer
+    assert int(images) == 1 + 2 * (2 + 3 + 8 + 1)
     assert int(broken) == 0
-    assert first_n == "8"  # the largest N first after sorting descending
+    assert int(blank) == 0
+    assert first_k == "4"  # the largest K first after sorting descending
+    assert int(overflow) <= 0  # nothing wider than the window: no sideways scrolling
 
 
-def test_screenshot_is_saved(report, tmp_path):
+@pytest.mark.parametrize("width", [800, 1400])
+def test_screenshot_is_saved(report, tmp_path, width):
     ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / "report.png"
+    shot = ARTIFACTS / f"report-{width}.png"
     shot.unlink(missing_ok=True)
-    result = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2400", report.as_uri())
+    result = chromium(
+        tmp_path, f"--screenshot={shot}", f"--window-size={width},2400", report.as_uri()
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert console_errors(result.stderr) == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

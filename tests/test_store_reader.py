@@ -82,3 +82,12 @@ def test_missing_table_and_bad_metadata(tmp_path):
     (run_dir / schema.RUN_METADATA_FILE).write_text("[1, 2")
     with pytest.raises(StoreError, match=r"run\.json is not readable JSON"):
         load_run(run_dir)
+
+
+def test_a_store_older_than_a_later_column_reads_it_as_unknown(tmp_path):
+    run = write_synthetic_run(tmp_path / "run", 4, 3, seed=0)
+    for name in (schema.ITERATIONS_FILE, schema.LEARNERS_FILE):
+        table = pd.read_parquet(run / name).drop(columns=["deadlock_guard_releases_lifetime"])
+        table.to_parquet(run / name)
+    loaded = load_run(run)
+    assert loaded.iterations["deadlock_guard_releases_lifetime"].isna().all()  # never a made-up 0

@@ -14,6 +14,7 @@ from suite.sweep.estimate import (
     sweep_seconds,
     trial_estimate,
 )
+from suite.sweep.iterations import iteration_settings
 from suite.sweep.plan import PreflightError, check_schedulable, plan_sweep
 from suite.sweep.resources import Cluster, concurrent_trials, missing_resources
 from suite.sweep.spec import Budget, Sweep, SweepError
@@ -147,7 +148,8 @@ def test_full_atari_sweep_on_a_laptop_says_it_is_far_beyond_the_machine(tmp_path
 
 
 def test_preflight_refuses_gpu_trials_on_a_cpu_only_cluster_naming_them(tmp_path):
-    plan = plan_sweep(load_sweep("learner_scaling"), "full", TWO_CORES, tmp_path)
+    # a fixed trial order: the message names the first few refused trials, in run order
+    plan = plan_sweep(load_sweep("learner_scaling"), "full", TWO_CORES, tmp_path, order_seed=0)
     with pytest.raises(PreflightError) as refused:
         check_schedulable(plan)
     message = str(refused.value)
@@ -184,3 +186,85 @@ def test_estimates_come_from_measured_rates_and_fill_slots():
     assert math.isnan(trial_estimate("halfcheetah", 1, 1000, {}).seconds)
     assert sweep_seconds([10, 10, 10, 10], 2) == 20
     assert sweep_seconds([30, 10, 10, 10], 2) == 30
+
+
+def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):
+    from suite.sweep.cli import main
+
+    assert main(["cartpole_nk", "--dry-run", "--env-steps", "12345", "--wandb", "off"]) == 0
+    out = capsys.readouterr().out
+    assert "4 trials x 12,345 env steps" in out
+
+
+USER_SWEEP = """
+from suite.sweep.spec import Budget, Sweep
+
+SWEEP = Sweep(
+    name="my_cartpole",
+    description="a user's own sweep, kept outside the package",
+    configs=("cartpole",),
+    axes={"n": (1, 2), "k": (1,)},
+    budgets={"smoke": Budget(env_steps=1_000, seeds=1, description="tiny")},
+)
+"""
+
+
+def test_a_sweep_file_outside_the_package_runs_by_path(tmp_path, capsys):
+    from suite.sweep.cli import main
+
+    path = tmp_path / "elsewhere" / "my_sweep.py"
+    path.parent.mkdir()
+    path.write_text(USER_SWEEP)
+    assert main([str(path), "--dry-run", "--wandb", "off"]) == 0
+    assert "my_cartpole (smoke): 2 trials" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [(None, "does not exist"), ("X = 1\n", "must define SWEEP")],
+    ids=["missing", "no SWEEP"],
+)
+def test_a_bad_sweep_file_is_one_line(tmp_path, capsys, content, words):
+    from suite.sweep.cli import main
+
+    path = tmp_path / "my_sweep.py"
+    if content is not None:
+        path.write_text(content)
+    assert main([str(path), "--dry-run", "--wandb", "off"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+
+
+def test_trial_order_is_shuffled_by_a_recorded_seed(tmp_path):
+    sweep = load_sweep("atari_nk")
+    grid = [spec.label() for spec in sweep.trials("smoke", None, None)]
+    orders = {
+        seed: [
+            t.spec.label()
+            for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=seed).trials
+        ]
+        for seed in range(6)
+    }
+    assert all(sorted(order) == sorted(grid) for order in orders.values())  # nothing lost
+    assert orders[3] == [
+        t.spec.label() for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).trials
+    ]  # the seed fixes the order
+    assert len({tuple(order) for order in orders.values()}) > 1  # and the seed matters
+    assert plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).order_seed == 3
+
+
+def test_iterations_are_sized_to_a_twentyfifth_of_the_budget(tmp_path):
+    plan = plan_sweep(load_sweep("continuous_nk"), "smoke", TWO_CORES, tmp_path)
+    config = plan.trials[0].config
+    assert config.min_time_s_per_iteration == 0  # the 2 s floor made 4,000-step trials run 18,000
+    assert config.min_sample_timesteps_per_iteration == 4_000 // 25
+    timed = Budget(2_000_000, 1, "", max_trial_s=20.0)  # benchmarks keep time-based iterations
+    assert iteration_settings(timed) == {}
+    user = plan_sweep(
+        load_sweep("continuous_nk"),
+        "smoke",
+        TWO_CORES,
+        tmp_path,
+        overrides={"min_time_s_per_iteration": 5.0},
+    )
+    assert user.trials[0].config.min_time_s_per_iteration == 5.0  # the user's --set wins

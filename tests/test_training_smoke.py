@@ -17,8 +17,8 @@ CARTPOLE_STEPS = 60_000
 CARTPOLE_MARGIN = 100.0  # the return must rise at least this much above the first measurement
 
 
-def _train(config, env_steps: int, max_seconds: float) -> list[dict]:
-    algo = config.build_algo()
+def _train(algo, env_steps: int, max_seconds: float) -> list[dict]:
+    """Train ``algo`` until ``env_steps`` or ``max_seconds``, then stop it."""
     results, started = [], time.monotonic()
     try:
         while time.monotonic() - started < max_seconds:
@@ -37,7 +37,7 @@ def _returns(results: list[dict]) -> list[float]:
 
 def test_tuned_cartpole_config_improves_the_return(ray_session):
     config = get_config("cartpole").build().debugging(seed=0)
-    results = _train(config, CARTPOLE_STEPS, max_seconds=150)
+    results = _train(config.build_algo(), CARTPOLE_STEPS, max_seconds=150)
     returns = _returns(results)
     print(f"CartPole returns over {len(results)} iterations: {returns[0]:.1f} -> {returns[-1]:.1f}")
     assert results[-1]["num_env_steps_sampled_lifetime"] >= CARTPOLE_STEPS
@@ -64,7 +64,16 @@ def test_pong_config_trains_on_the_cpu(ray_session):
         .callbacks(BufferAccountingCallback)
         .reporting(min_time_s_per_iteration=3.0)
     )
-    results = _train(config, env_steps=1_500, max_seconds=120)
+
+    def env_runner_threads(runner) -> tuple[int, int]:  # local, so Ray ships it by value
+        import torch
+
+        return torch.get_num_threads(), runner.env.unwrapped.num_threads
+
+    algo = config.build_algo()
+    threads = algo.env_runner_group.foreach_env_runner(env_runner_threads, local_env_runner=False)
+    results = _train(algo, env_steps=1_500, max_seconds=120)
+    assert threads == [(1, 1)]  # torch and ALE threads = the 1 CPU the env runner reserved
     last = results[-1]
     assert last["num_env_steps_sampled_lifetime"] >= 1_500
     assert last["suite_buffer"]["all"]["buffer_env_steps_trained_lifetime"] > 0

@@ -1,11 +1,16 @@
-"""Row "Atari sampling": env steps/s of the suite's Pong config vs raw ALE and RLlib's settings.
+"""Row "Atari sampling": the suite's Pong sampler and config vs RLlib's, measured side by side.
 
-Raw ALE: the suite's own ``AtariEnv`` (gymnasium ALE/Pong-v5 with RLlib's preprocessing wrapper)
-stepped with random actions, in 1 and in 2 processes at once; an env step is one agent step (4
-frames), the unit RLlib counts too. Then the ``pong`` config and RLlib's ``pong_appo.py``
-settings (``pong_rllib``), alternating, each a bare Tune trial for the same training time;
-throughput is env steps per training second after the warm-up iterations. ``pong_rllib`` asks
-for more CPUs than the machine has, so the caller declares them to Ray (``declared_cpus()``).
+1. Raw ALE: the wrapper stack env (``AtariEnv``) stepped with random actions, in 1 and in 2
+   processes at once; an env step is one agent step (4 frames), the unit RLlib counts too.
+2. One env runner, native vector env vs RLlib's wrapper stack, env steps per CPU-second
+   (``suite.bench.env_runner_rate``), samplers alternating.
+3. The ``pong`` config (native sampler) and RLlib's ``pong_appo.py`` settings (``pong_rllib``,
+   wrapper stack), alternating, each a bare Tune trial for the same training time with the
+   suite's buffer accounting on: sampled and trained env steps per training second after the
+   warm-up iterations. ``pong_rllib`` asks for more CPUs than the machine has, so the caller
+   declares them to Ray (``declared_cpus()``).
+4. Where the cores go in each ``pong`` trial of 3 (``suite.bench.cpu_profile``), between its
+   third result and its last.
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ import time
 
 import numpy as np
 
+from suite.bench import env_runner_rate
+from suite.bench.cpu_profile import CpuProfileCallback, ProfileRecorder, cpu_breakdown
 from suite.bench.summary import spread
 from suite.bench.tune_runs import run_bare, stop_at
+from suite.collect.callback import BufferAccountingCallback
 from suite.configs.envs import AtariEnv
 from suite.configs.resolve import resolve
 from suite.sweep.resources import resource_request
@@ -24,6 +32,11 @@ from suite.sweep.resources import resource_request
 GAME = "ALE/Pong-v5"
 CONFIGS = ("pong", "pong_rllib")
 TARGET_RATIO = 2.0  # suite pong at least 2x RLlib's settings on 2 CPU cores
+WARM_UP_RESULTS = 2
+# Above this share of the cores used outside the trial's own processes, other work shared the
+# machine during a pong trial and the config comparison is left undecided.
+CONTENTION_LIMIT = 0.2
+OUTSIDE_THE_TRIAL = "rest of the machine (raylet, GCS, Tune driver, others)"
 
 
 def declared_cpus() -> int:
@@ -53,28 +66,69 @@ def raw_ale_rate(processes: int, seconds: float) -> float:
     return float(sum(rates))
 
 
-def measure(repetitions: int = 2, seconds: float = 60.0, raw_seconds: float = 15.0) -> dict:
-    """Raw ALE at 1 and 2 processes, then pong / pong_rllib alternating; needs Ray started with
-    ``declared_cpus()`` CPUs by the caller."""
-    raw = {str(n): raw_ale_rate(n, raw_seconds) for n in (1, 2)}
-    print(f"  raw ALE env steps/s: {raw}", flush=True)
-    rates: dict[str, list[float]] = {name: [] for name in CONFIGS}
+def _config_runs(repetitions: int, seconds: float) -> tuple[dict, list[dict]]:
+    rates = {name: {"sampled": [], "trained": []} for name in CONFIGS}
+    profiles = []
     for repetition in range(repetitions):
         for name in CONFIGS:
-            curve = run_bare(resolve(name, {"seed": repetition}), stop_at(10_000_000, seconds))
-            rates[name].append(curve.steady_rate())
-            print(
-                f"  {name} repetition {repetition}: {rates[name][-1]:.0f} env steps/s", flush=True
-            )
-    suite, rllib = (float(np.median(rates[name])) for name in CONFIGS)
+            profiler = ProfileRecorder()
+            callbacks = [BufferAccountingCallback]
+            callbacks += [CpuProfileCallback] if name == "pong" else []
+            config = resolve(name, {"seed": repetition}).callbacks(callbacks)
+            curve = run_bare(config, stop_at(10_000_000, seconds), recorders=[profiler])
+            for kind in ("sampled", "trained"):
+                rates[name][kind].append(curve.steady_rate(trained=kind == "trained"))
+            if profiler.results:
+                first, last = profiler.results[WARM_UP_RESULTS], profiler.results[-1]
+                profiles.append(cpu_breakdown(first, last))
+            summary = {kind: round(values[-1]) for kind, values in rates[name].items()}
+            print(f"  {name} repetition {repetition}: env steps/s {summary}", flush=True)
+    return rates, profiles
+
+
+def measure(
+    repetitions: int = 2, seconds: float = 60.0, raw_seconds: float = 15.0, runner_seconds=10.0
+) -> dict:
+    """Every part of the row; needs Ray started with ``declared_cpus()`` CPUs by the caller."""
+    raw = {str(n): raw_ale_rate(n, raw_seconds) for n in (1, 2)}
+    print(f"  raw ALE env steps/s: {raw}", flush=True)
+    runner_runs = env_runner_rate.measure(repetitions + 1, runner_seconds)
+    rates, profiles = _config_runs(repetitions, seconds)
+    medians = {name: {k: float(np.median(v)) for k, v in r.items()} for name, r in rates.items()}
+    runner_median = {
+        sampler: {mode: float(np.median(values)) for mode, values in modes.items()}
+        for sampler, modes in runner_runs.items()
+    }
+    runner_ratio = {
+        mode: runner_median["ale_vector"][mode] / runner_median["rllib_wrappers"][mode]
+        for mode in env_runner_rate.MODES
+    }
+    ratio = medians["pong"]["sampled"] / medians["pong_rllib"]["sampled"]
+    outside = max((p["share_of_cores"][OUTSIDE_THE_TRIAL] for p in profiles), default=0.0)
     return {
         "raw_ale": raw,
         "raw_seconds": raw_seconds,
+        "env_runner": {
+            "seconds_per_run": runner_seconds,
+            "per_cpu_second": {
+                sampler: {mode: spread(values).as_dict() for mode, values in modes.items()}
+                for sampler, modes in runner_runs.items()
+            },
+            "ratio": runner_ratio,
+            "target": env_runner_rate.TARGET_RATIO,
+        },
         "seconds_per_run": seconds,
         "declared_cpus": declared_cpus(),
-        "configs": {name: spread(values).as_dict() for name, values in rates.items()},
-        "ratio": suite / rllib,
-        "fraction_of_raw_2_processes": suite / raw["2"],
+        "configs": {
+            name: {kind: spread(values).as_dict() for kind, values in kinds.items()}
+            for name, kinds in rates.items()
+        },
+        "trained_ratio": medians["pong"]["trained"] / medians["pong_rllib"]["trained"],
+        "ratio": ratio,
+        "fraction_of_raw_2_processes": medians["pong"]["sampled"] / raw["2"],
+        "profiles": profiles,
         "target": TARGET_RATIO,
-        "met": suite / rllib >= TARGET_RATIO,
+        "outside_share": outside,
+        "contention_limit": CONTENTION_LIMIT,
+        "met": None if outside > CONTENTION_LIMIT else ratio >= TARGET_RATIO,
     }

@@ -13,18 +13,20 @@ from dataclasses import dataclass, field
 
 from ray import tune
 
-from suite.collect.rows import progress_values
+from suite.collect.rows import BUFFER_RESULT_KEY, progress_values
 
 
 @dataclass
 class Curve:
     """One trial's points: wall seconds since Tune added the trial, the trainable's own training
-    seconds (Tune's ``time_total_s``), env steps and mean episode return."""
+    seconds (Tune's ``time_total_s``), env steps, mean episode return, and the env steps the
+    learners trained on (the suite's exact count; NaN without its BufferAccountingCallback)."""
 
     seconds: list[float] = field(default_factory=list)
     train_seconds: list[float] = field(default_factory=list)
     env_steps: list[float] = field(default_factory=list)
     returns: list[float] = field(default_factory=list)
+    trained_env_steps: list[float] = field(default_factory=list)
 
     def first_crossing(self, threshold: float) -> tuple[float, float]:
         """(seconds, env steps) at the first point whose mean return is >= ``threshold``;
@@ -34,10 +36,12 @@ class Curve:
                 return seconds, steps
         return math.inf, math.inf
 
-    def steady_rate(self, skip_iterations: int = 2) -> float:
-        """Env steps per training second from iteration ``skip_iterations`` to the last one, so
-        the warm-up iterations (env runners still starting) do not count."""
-        steps, seconds = self.env_steps[skip_iterations:], self.train_seconds[skip_iterations:]
+    def steady_rate(self, skip_iterations: int = 2, trained: bool = False) -> float:
+        """Env steps (sampled, or ``trained``) per training second from iteration
+        ``skip_iterations`` to the last one, so the warm-up iterations (env runners still
+        starting) do not count."""
+        counts = self.trained_env_steps if trained else self.env_steps
+        steps, seconds = counts[skip_iterations:], self.train_seconds[skip_iterations:]
         if len(steps) < 2 or seconds[-1] <= seconds[0]:
             return math.nan
         return (steps[-1] - steps[0]) / (seconds[-1] - seconds[0])
@@ -68,6 +72,8 @@ class CurveRecorder(tune.Callback):
         curve.train_seconds.append(values["wall_time_s"])
         curve.env_steps.append(values["env_steps"])
         curve.returns.append(values["episode_return_mean"])
+        trained = result.get(BUFFER_RESULT_KEY, {}).get("all", {})
+        curve.trained_env_steps.append(trained.get("buffer_env_steps_trained_lifetime", math.nan))
 
     def in_order(self) -> list[Curve]:
         return list(self.curves.values())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from suite.bench.summary import spread
+from suite.bench.summary import interleaved_rates, spread
 from suite.bench.tune_runs import run_bare, stop_at
 from suite.collect.callback import BufferAccountingCallback
 from suite.collect.deadlock_guard import SETTING
@@ -34,14 +34,8 @@ def _rate(guard: bool, seconds: float) -> float:
 
 def measure(repetitions: int = 4, seconds: float = 20.0) -> dict:
     """Needs a Ray instance started by the caller."""
-    rates: dict[str, list[float]] = {"on": [], "off": []}
-    _rate(True, seconds)  # warm-up: the first trial in a fresh Ray starts cold
-    for repetition in range(repetitions):
-        order = ("on", "off") if repetition % 2 == 0 else ("off", "on")
-        for side in order:
-            rates[side].append(_rate(side == "on", seconds))
-        print(f"  repetition {repetition}: guard on {rates['on'][-1]:.0f}, off "
-              f"{rates['off'][-1]:.0f} env steps/s", flush=True)  # fmt: skip
+    sides = {"on": lambda: _rate(True, seconds), "off": lambda: _rate(False, seconds)}
+    rates = interleaved_rates(sides, repetitions, warm_up=lambda: _rate(True, seconds))
     ratio = float(np.median(rates["on"]) / np.median(rates["off"]))
     return {
         "config": f"{CONFIG}, K=1, broadcast_interval=1",

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from suite.bench.curves import Curve
-from suite.bench.summary import spread
+from suite.bench.summary import interleaved_rates, spread
 from suite.bench.tune_runs import run_bare, stop_at
 from suite.configs.resolve import resolve
 from suite.store import schema
@@ -73,17 +73,12 @@ def measure(repetitions: int = 4, seconds: float = 20.0) -> dict:
     """Interleaved A/B repetitions after one unmeasured warm-up trial, in ABBA order so neither
     side always runs right after the other's trial shut down; needs a Ray instance started by
     the caller."""
-    runs = {"bare": run_bare_rllib, "suite": run_through_suite}
-    rates: dict[str, list[float]] = {"bare": [], "suite": []}
     with tempfile.TemporaryDirectory(prefix="suite-bench-overhead-") as folder:
-        run_bare_rllib(seconds)  # warm-up: the first trial in a fresh Ray starts cold
-        for repetition in range(repetitions):
-            order = ("bare", "suite") if repetition % 2 == 0 else ("suite", "bare")
-            for side in order:
-                args = (seconds, Path(folder)) if side == "suite" else (seconds,)
-                rates[side].append(runs[side](*args).steady_rate())
-            print(f"  repetition {repetition}: bare {rates['bare'][-1]:.0f}, suite "
-                  f"{rates['suite'][-1]:.0f} env steps/s", flush=True)  # fmt: skip
+        sides = {
+            "bare": lambda: run_bare_rllib(seconds).steady_rate(),
+            "suite": lambda: run_through_suite(seconds, Path(folder)).steady_rate(),
+        }
+        rates = interleaved_rates(sides, repetitions, warm_up=lambda: run_bare_rllib(seconds))
     ratio = float(np.median(rates["suite"]) / np.median(rates["bare"]))
     return {
         "config": CONFIG,

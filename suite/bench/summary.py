@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -47,3 +48,20 @@ def spread(values: list[float]) -> Spread:
         float(data.max()),
         int(data.size),
     )
+
+
+def interleaved_rates(
+    sides: dict[str, Callable[[], float]], repetitions: int, warm_up: Callable[[], object]
+) -> dict[str, list[float]]:
+    """Each side's rate, measured ``repetitions`` times in ABBA order after one unmeasured warm-up
+    run (the first trial in a fresh Ray starts cold), so that neither side always runs right
+    after the other's trial shut down."""
+    warm_up()
+    names = list(sides)
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for repetition in range(repetitions):
+        for name in names if repetition % 2 == 0 else names[::-1]:
+            rates[name].append(sides[name]())
+        measured = ", ".join(f"{name} {rates[name][-1]:.0f}" for name in names)
+        print(f"  repetition {repetition}: {measured} env steps/s", flush=True)
+    return rates

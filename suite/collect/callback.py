@@ -14,6 +14,7 @@ that ``Trainable.train`` then returns to Tune.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -52,15 +53,16 @@ def attach_to_learner(learner: Any) -> int:
     return learner_rank(learner)
 
 
-def harvest_learner(learner: Any) -> tuple[int, IterationHarvest]:
-    """Runs on each learner: its rank and this iteration's snapshot."""
+def harvest_learner(learner: Any, iteration_s: float | None = None) -> tuple[int, IterationHarvest]:
+    """Runs on each learner: its rank and this iteration's snapshot (``iteration_s``: the
+    iteration's own duration, which bounds the learner wait reported with it)."""
     accountant = getattr(learner, LEARNER_ATTRIBUTE, None)
     if accountant is None:
         raise LearnerHarvestError(
             "learner has no buffer accountant (restarted after a failure?); exact buffer "
             "counts need BufferAccountingCallback to attach before the first update"
         )
-    return learner_rank(learner), accountant.harvest()
+    return learner_rank(learner), accountant.harvest(iteration_s)
 
 
 def learner_rank(learner: Any) -> int:
@@ -131,5 +133,7 @@ class BufferAccountingCallback(RLlibCallback):
         _values_from_learners(algorithm, attach_to_learner)
 
     def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs) -> None:
-        ranked_harvests = _values_from_learners(algorithm, harvest_learner)
+        iteration_s = result.get("time_this_iter_s")  # Trainable.train sets it before this
+        harvest = functools.partial(harvest_learner, iteration_s=iteration_s)
+        ranked_harvests = _values_from_learners(algorithm, harvest)
         result[BUFFER_RESULT_KEY] = buffer_result(ranked_harvests, result)

@@ -24,7 +24,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-SETTING = "suite_deadlock_guard"
+from suite.configs.layers import DEADLOCK_GUARD_SETTING
+
+SETTING = DEADLOCK_GUARD_SETTING
 POLL_S = 0.05
 # Long enough that a batch on its way through a GPU loader thread shows up as a put first.
 HOLD_S = 0.5

@@ -63,7 +63,11 @@ class Window:
     staleness_updates: list[int] = field(default_factory=list)
     staleness_s: list[float] = field(default_factory=list)
     occupancy: list[int] = field(default_factory=list)
-    wait_s: float = 0.0
+    waits: list[tuple[float, float]] = field(default_factory=list)  # (start, end), monotonic s
+
+    def wait_s(self, since: float) -> float:
+        """Seconds waited after ``since``: waits are clipped to the iteration they belong to."""
+        return sum(max(0.0, end - max(start, since)) for start, end in self.waits)
 
 
 @dataclass
@@ -137,20 +141,28 @@ class BufferAccountant:
         with self._buffer_lock:
             return self._counts_locked()
 
-    def snapshot(self) -> dict[str, float]:
+    def snapshot(self, iteration_s: float | None = None) -> dict[str, float]:
         """Counters under the schema's buffer_* / learner_wait_s names; starts a new window."""
-        return self.harvest().values
+        return self.harvest(iteration_s).values
 
-    def harvest(self) -> IterationHarvest:
-        """Like ``snapshot`` but also returns this iteration's raw staleness samples."""
+    def harvest(self, iteration_s: float | None = None) -> IterationHarvest:
+        """Like ``snapshot`` but also returns this iteration's raw staleness samples.
+
+        ``iteration_s``: how long the training iteration itself took. The window runs from one
+        harvest to the next and so also spans the time between iterations (Tune processing a
+        result, a logger starting up) and, for the first, the algorithm's set-up; learner wait
+        is counted only over the last ``iteration_s`` seconds, so it never exceeds the
+        iteration it is reported with.
+        """
         with self._buffer_lock:
             counts = self._counts_locked()
             with self._lock:
-                window = self._close_window()
+                window, closed_at = self._close_window()
                 releases = self.guard_releases
+        since = closed_at - iteration_s if iteration_s is not None else -math.inf
         values = {
             **_lifetime_values(counts),
-            **_window_values(window),
+            **_window_values(window, since),
             "buffer_capacity": float(self.capacity),
             "deadlock_guard_releases_lifetime": releases,
         }
@@ -166,17 +178,17 @@ class BufferAccountant:
     def _usable_samples_locked(self) -> int:
         raise NotImplementedError
 
-    def _close_window(self) -> Window:
+    def _close_window(self) -> tuple[Window, float]:
         now = time.monotonic()
         window, self._window = self._window, Window()
         if self._wait_started_s is not None:
-            window.wait_s += now - max(self._wait_started_s, self._window_started_s)
+            window.waits.append((max(self._wait_started_s, self._window_started_s), now))
         self._window_started_s = now
-        return window
+        return window, now
 
     def _end_wait_locked(self) -> None:
         started = max(self._wait_started_s, self._window_started_s)
-        self._window.wait_s += time.monotonic() - started
+        self._window.waits.append((started, time.monotonic()))
         self._wait_started_s = None
 
     def _on_take(self) -> None:
@@ -225,12 +237,12 @@ def _lifetime_values(counts: LifetimeCounts) -> dict[str, float]:
     }
 
 
-def _window_values(window: Window) -> dict[str, float]:
+def _window_values(window: Window, since: float) -> dict[str, float]:
     return {
         "buffer_staleness_updates_mean": _mean(window.staleness_updates),
         "buffer_staleness_updates_p95": _p95(window.staleness_updates),
         "buffer_staleness_s_mean": _mean(window.staleness_s),
         "buffer_staleness_s_p95": _p95(window.staleness_s),
         "buffer_occupancy_mean": _mean(window.occupancy),
-        "learner_wait_s": window.wait_s,
+        "learner_wait_s": window.wait_s(since),
     }

@@ -1,4 +1,6 @@
-"""Tuned configs for IMPACT's discrete Atari set, on RLlib's standard Atari preprocessing."""
+"""Tuned configs for IMPACT's discrete Atari set: RLlib's standard Atari preprocessing, sampled
+through ale_py's C++ vector env (``suite.configs.layers.atari`` says how that matches RLlib's
+wrapper stack, which ``pong_rllib`` keeps)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from suite.configs.layers import atari
 
 
 def pong() -> APPOConfig:
-    """ALE/Pong-v5, 64x64 frames, 4-frame stack, clipped rewards, IMPACT's N=4, K=2.
+    """ALE/Pong-v5, 64x64 frames, 4-frame stack, IMPACT's N=4, K=2 (rewards unclipped: see
+    ``suite.configs.layers.atari``).
 
     Expect: return 20 within 10M env steps, the stop criterion of RLlib's
     ``tuned_examples/appo/pong_appo.py`` whose hyperparameters these are (there with 2 envs per env
@@ -18,7 +21,9 @@ def pong() -> APPOConfig:
     Not yet confirmed by a run of ours: throughput on a 2-core CPU machine, against raw ALE and
     RLlib's own settings, is the "Atari sampling efficiency" row of benchmarks/RESULTS.md; 10M
     steps need a cluster (``python -m suite.sweep atari_nk --budget full --address ...``).
-    Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner).
+    Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner whose 8 envs
+    step in ale_py's C++ vector env, one stepping thread per CPU the env runner reserves).
+    RLlib's Python wrapper stack instead: ``suite.configs.layers.atari(game, "rllib_wrappers")``.
     broadcast_interval=5, from pong_appo.py: every 5th learner update() waits for 5 learner
     updates (suite/aggregation.py). At K=1 only N < 5 can drop (and, in bare RLlib 2.60, hang on
     the first drop); at the default K=2 drops depend on the rates. ``atari_nk`` sweeps N at 20.
@@ -54,14 +59,15 @@ def space_invaders() -> APPOConfig:
 def pong_rllib() -> APPOConfig:
     """ALE/Pong-v5 with RLlib's ``tuned_examples/appo/pong_appo.py`` resources, unchanged.
 
-    The baseline for the suite's ``pong`` sampling-efficiency benchmark: 2 envs per env runner and 2
-    aggregator actors per learner, as that script sets them, on APPO's default 2 env runners and 1
-    remote learner. Expect: return 20 within 10M env steps (that script's stop criterion).
+    The baseline for the suite's ``pong`` sampling-efficiency benchmark: RLlib's Python Atari
+    wrapper stack with frame stacking in the connectors, 2 envs per env runner and 2 aggregator
+    actors per learner, as that script sets them, on APPO's default 2 env runners and 1 remote
+    learner. Expect: return 20 within 10M env steps (that script's stop criterion).
     broadcast_interval=5, that script's: at its K=2 drops depend on the rates
     (suite/aggregation.py).
     """
     return (
-        atari("ALE/Pong-v5")
+        atari("ALE/Pong-v5", sampler="rllib_wrappers")
         .env_runners(num_env_runners=2, num_envs_per_env_runner=2)
         .learners(num_learners=1, num_aggregator_actors_per_learner=2)
     )

@@ -1,4 +1,4 @@
-"""Per-cell statistics and the headline recommendation, from the trials table only.
+"""Per-cell statistics from the trials table only (the verdict lives in ``verdict.py``).
 
 A cell is one env x hardware x N x K x broadcast_interval setting; its seeds are the runs the
 statistics pool.
@@ -13,12 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from suite.stats import (
-    Interval,
-    interquartile_mean,
-    probability_of_improvement_ci,
-    stratified_bootstrap_ci,
-)
+from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
 BUFFER_AXES = ["n", "k", "broadcast_interval"]
@@ -30,18 +25,38 @@ FINISHED = "TERMINATED"
 class Metric:
     column: str
     label: str
-    higher_is_better: bool
+    higher_is_better: bool | None  # None: a diagnostic, neither direction is better
+    never_is_inf: bool = False  # NaN means "never reached", i.e. infinitely slow
+    unit: str = ""
+
+    @property
+    def direction(self) -> str:
+        if self.higher_is_better is None:
+            return "a diagnostic, not a goal"
+        return "higher is better" if self.higher_is_better else "lower is better"
 
 
-FINAL_RETURN = Metric("iqm_return_last10pct", "final return", True)
-TIME_TO_THRESHOLD = Metric("seconds_to_threshold", "seconds to threshold", False)
+FINAL_RETURN = Metric("return_at_budget", "return at budget", True)
+AUC = Metric("auc_at_budget", "mean return over the curve (AUC)", True)
+STEPS_TO_THRESHOLD = Metric(
+    "env_steps_to_threshold_at_budget", "env steps to threshold", False, True, "env steps"
+)
+TIME_TO_THRESHOLD = Metric(
+    "seconds_to_threshold_at_budget", "seconds to threshold", False, True, "s"
+)
+THROUGHPUT = Metric("mean_env_steps_per_s", "env steps/s", True, unit="env steps/s")
+DROP_FRACTION = Metric("drop_fraction", "drop fraction", False)
+REUSE = Metric("reuse", "reuse", None)
+STALENESS = Metric("staleness_updates_mean", "staleness (updates)", None, unit="updates")
 CELL_METRICS = (
     FINAL_RETURN,
+    AUC,
+    STEPS_TO_THRESHOLD,
     TIME_TO_THRESHOLD,
-    Metric("mean_env_steps_per_s", "env steps/s", True),
-    Metric("drop_fraction", "drop fraction", False),
-    Metric("reuse", "reuse", True),
-    Metric("staleness_updates_mean", "staleness (updates)", False),
+    THROUGHPUT,
+    DROP_FRACTION,
+    REUSE,
+    STALENESS,
 )
 
 
@@ -52,7 +67,7 @@ def finished(trials: pd.DataFrame) -> pd.DataFrame:
 def scores(trials: pd.DataFrame, metric: Metric) -> np.ndarray:
     """One score per run; a threshold never reached counts as infinitely slow, not as missing."""
     values = trials[metric.column].to_numpy(dtype=float)
-    if metric is TIME_TO_THRESHOLD:
+    if metric.never_is_inf:
         return np.where(np.isnan(values), np.inf, values)
     return values[~np.isnan(values)]
 
@@ -60,6 +75,8 @@ def scores(trials: pd.DataFrame, metric: Metric) -> np.ndarray:
 def interval(values: np.ndarray, seed: int = 0) -> Interval | None:
     if values.size == 0:
         return None
+    if values.size >= 2 and np.all(values == values[0]):  # every seed alike: no bootstrap needed
+        return Interval(float(values[0]), float(values[0]), float(values[0]))
     if np.isinf(values).any():  # percentiles of infinities are fine, the bootstrap mean is not
         return _interval_with_infinities(values)
     return stratified_bootstrap_ci(interquartile_mean, [values], seed=seed)
@@ -81,68 +98,14 @@ def cell_table(trials: pd.DataFrame) -> pd.DataFrame:
         done = finished(group)
         row = dict(zip(CELL, key, strict=True))
         row |= {"seeds": done["seed"].nunique(), "failed": len(group) - len(done)}
-        row["reached"] = int(done["seconds_to_threshold"].notna().sum())
+        row["statuses"] = ",".join(sorted(set(group["status"]) - {FINISHED}))
+        row["reached"] = int(done[STEPS_TO_THRESHOLD.column].notna().sum())
         for metric in CELL_METRICS:
             found = interval(scores(done, metric))
             for part in ("point", "low", "high"):
                 row[f"{metric.column}_{part}"] = getattr(found, part) if found else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    env: str
-    metric: Metric
-    best: dict
-    best_interval: Interval
-    tied_with: list[dict]
-    improvement: Interval | None  # P(best beats the runner-up)
-    runner_up: dict | None
-
-    @property
-    def clear(self) -> bool:
-        return not self.tied_with
-
-
-def recommend(trials: pd.DataFrame, metric: Metric) -> list[Recommendation]:
-    """Per env: the best cell by ``metric`` and the cells that cannot be told apart from it."""
-    done = finished(trials)
-    recommendations = []
-    for env, env_trials in done.groupby("env", sort=True):
-        candidates = _ranked_candidates(env_trials, metric)
-        if not candidates:
-            continue
-        best_key, best_scores, best_interval = candidates[0]
-        tied, improvement, runner_up = [], None, None
-        for key, values, found in candidates[1:]:
-            beat = _improvement(best_scores, values, metric)
-            if runner_up is None:
-                runner_up, improvement = key, beat
-            if found.overlaps(best_interval) or beat.contains(0.5):
-                tied.append(key | {"interval": found, "improvement": beat})
-        recommendations.append(
-            Recommendation(env, metric, best_key, best_interval, tied, improvement, runner_up)
-        )
-    return recommendations
-
-
-def _ranked_candidates(env_trials: pd.DataFrame, metric: Metric) -> list:
-    axes = [*HARDWARE, *BUFFER_AXES]
-    candidates = []
-    for key, group in env_trials.groupby(axes, sort=True):
-        values = scores(group, metric)
-        found = interval(values)
-        if found is not None and not (metric is TIME_TO_THRESHOLD and math.isinf(found.point)):
-            candidates.append((dict(zip(axes, key, strict=True)), values, found))
-    sign = -1 if metric.higher_is_better else 1
-    return sorted(candidates, key=lambda candidate: sign * candidate[2].point)
-
-
-def _improvement(best: np.ndarray, other: np.ndarray, metric: Metric) -> Interval:
-    sign = 1.0 if metric.higher_is_better else -1.0
-    best, other = (np.clip(sign * v, -NEVER, NEVER) for v in (best, other))
-    return probability_of_improvement_ci([best], [other])
 
 
 def scaling_table(trials: pd.DataFrame) -> pd.DataFrame | None:
@@ -159,7 +122,7 @@ def scaling_table(trials: pd.DataFrame) -> pd.DataFrame | None:
             seeds=("seed", "nunique"),
             trials=("trial_id", "count"),
             env_steps_per_s=("mean_env_steps_per_s", "median"),
-            seconds_to_threshold=("seconds_to_threshold", "median"),
+            seconds_to_threshold=(TIME_TO_THRESHOLD.column, "median"),
         )
         .reset_index()
     )

@@ -9,8 +9,12 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from suite.report import analysis, sections, window
+from suite.report import analysis, budget, glossary, sections, trial_table, window
+from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
+from suite.report.evidence import evidence_section, pooled_evidence
+from suite.report.formatting import fmt, learners_text, plural
 from suite.report.reliability import reliability
+from suite.report.verdict_section import budget_text, normalizations, verdicts, why_missing
 from suite.store.reader import RunData, load_run
 
 REPORTS_DIR = Path("reports")
@@ -39,51 +43,61 @@ def render(template: str, context: dict) -> str:
     return environment.get_template(template).render(**context)
 
 
+def prepared_trials(run: RunData) -> pd.DataFrame:
+    """The trials table plus the equal-budget columns and each trial's run order."""
+    planned = budget.planned_env_steps(run.metadata)
+    trials = budget.with_budget_metrics(run.trials, run.iterations, planned)
+    details = trial_table.trial_details(run.path, trials["trial_id"])
+    return trial_table.with_run_order(trials, details)
+
+
 def report_context(run: RunData) -> dict:
-    trials = run.trials
+    trials = prepared_trials(run)
     cells = analysis.cell_table(trials)
-    failed = trials[trials["status"] != analysis.FINISHED]
-    models = {
-        key: _model(run, cells, key)
-        for key, _ in trials.groupby(["env", *analysis.HARDWARE], sort=True)
+    norms = normalizations(trials)
+    scales = sections.heatmap_scales(cells, norms, trials)
+    steady = {
+        key: steady_cells(_of_trials(run.iterations, group), group)
+        for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
     }
+    settings = [
+        _setting(run, setting_trials, cells, scales, key, steady[key[:3]])
+        for key, setting_trials in trials.groupby(SETTING, sort=True)
+    ]
+    failed = trials[trials["status"] != analysis.FINISHED]
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "headline": sections.headline(trials) + window.n_verdicts(trials),
-        "settings": [
-            _setting(run, setting_trials, cells, key, models[key[:3]])
-            for key, setting_trials in trials.groupby(SETTING, sort=True)
-        ],
+        "verdicts": verdicts(trials),
+        "order_warnings": trial_table.order_warnings(trials),
+        "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
+        "settings": settings,
         "aggregation": [
-            _aggregation(run, hardware_trials, cells, key, models[key])
-            for key, hardware_trials in trials.groupby(["env", *analysis.HARDWARE], sort=True)
+            _aggregation(run, group, cells, key, steady[key])
+            for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
         ],
         "scaling": sections.scaling(trials),
         "failed": failed[
             ["trial_id", "env", "n", "k", "broadcast_interval", "seed", "status", "error"]
         ].to_dict("records"),
-        "table_columns": sections.TABLE_COLUMNS,
-        "table_rows": sections.trial_rows(trials),
+        "table_columns": trial_table.COLUMNS,
+        "status_column": trial_table.STATUS_COLUMN,
+        "table_rows": trial_table.rows(trials),
+        "order_note": trial_table.order_note(run.metadata),
+        "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
         "reliability": reliability(trials, run.metadata),
     }
 
 
 # A report section per env x hardware x broadcast_interval: each shows one N x K grid.
-SETTING = ["env", *analysis.HARDWARE, "broadcast_interval"]
+HARDWARE_SETTING = ["env", *analysis.HARDWARE]
+SETTING = [*HARDWARE_SETTING, "broadcast_interval"]
 
 
-def _counts(trials: pd.DataFrame) -> dict:
-    done = analysis.finished(trials)
-    return {
-        "trials": len(trials),
-        "finished": len(done),
-        "failed": len(trials) - len(done),
-        "envs": trials["env"].nunique(),
-        "seeds": done["seed"].nunique(),
-    }
+def _of_trials(frame: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["trial_id"].isin(trials["trial_id"])]
 
 
 def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
@@ -93,66 +107,90 @@ def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFra
     return frame[mask]
 
 
-def _rates(run: RunData, env: str, learners, gpus) -> dict:
-    """The model's inputs, per cell, from the finished trials of one env x hardware."""
-    trials = _matching(run.trials, ["env", *analysis.HARDWARE], (env, learners, gpus))
-    ids = trials["trial_id"]
-    iterations = run.iterations[run.iterations["trial_id"].isin(ids)]
-    return sections.model_rates(
-        iterations, run.learners[run.learners["trial_id"].isin(ids)], trials
-    )
+def _counts(trials: pd.DataFrame) -> dict:
+    done = analysis.finished(trials)
+    return {
+        "trials": plural(len(trials), "trial"),
+        "finished": len(done),
+        "unfinished": len(trials) - len(done),
+        "envs": plural(trials["env"].nunique(), "env"),
+        "seeds": plural(done["seed"].nunique(), "seed"),
+        "budget": _budgets_text(trials),
+    }
 
 
-def _model(run: RunData, cells: pd.DataFrame, key: tuple) -> tuple[dict, pd.DataFrame]:
-    """The buffer model's rates and predicted grid for one env x hardware, computed once."""
-    rates = _rates(run, *key)
-    if "reason" in rates:
-        return rates, pd.DataFrame(columns=analysis.BUFFER_AXES)
-    return rates, sections.model_grid(rates, _matching(cells, ["env", *analysis.HARDWARE], key))
+def _budgets_text(trials: pd.DataFrame) -> str:
+    per_env = trials.groupby("env", sort=True)["budget_env_steps"].first().dropna()
+    if per_env.nunique() <= 1:
+        return budget_text(trials)
+    return "; ".join(f"{env} at {fmt(float(steps))} env steps" for env, steps in per_env.items())
 
 
 def _setting(
-    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple, model: tuple
+    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, key, steady: pd.DataFrame
 ) -> dict:
     env, learners, gpus, interval = key
-    rates, grid = model
-    iterations = run.iterations[run.iterations["trial_id"].isin(trials["trial_id"])]
+    iterations = _of_trials(run.iterations, trials)
     mine = _matching(cells, SETTING, key)
     thresholds = trials["threshold"].dropna()
     threshold = float(thresholds.iloc[0]) if len(thresholds) else None
+    title = f"{env} · {learners_text(learners, gpus)} · broadcast_interval {interval:g}"
+    missing = {
+        (n, k): why_missing(group)
+        for (n, k), group in trials.groupby(["n", "k"])
+        if group[analysis.FINAL_RETURN.column].isna().all()
+    }
     return {
-        "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner · "
-        f"broadcast_interval {interval:g}",
-        "seeds_note": _seeds_note(mine, trials),
-        "threshold": sections.fmt(threshold),
-        "curves": sections.learning_curves(iterations, trials, threshold),
-        "heatmap": sections.heatmap(mine),
-        "buffer": sections.buffer_over_time(iterations),
-        "model": sections.buffer_prediction(rates, grid[grid["broadcast_interval"] == interval]),
+        "id": re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-"),
+        "title": title,
+        "seeds_note": _seeds_note(mine, trials, missing),
+        "threshold": fmt(threshold),
+        "evidence": evidence_section(trials, title),
+        "curves": sections.learning_curves(iterations, trials, threshold, title),
+        "heatmaps": sections.heatmaps(mine, missing, scales, env, title),
+        "buffer": buffer_section(
+            iterations, trials, title, _matching(steady, ["broadcast_interval"], (interval,))
+        ),
+        "settings_note": _rate_settings(trials),
     }
 
 
 def _aggregation(
-    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key: tuple, model: tuple
+    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key, steady: pd.DataFrame
 ) -> dict:
     env, learners, gpus = key
-    rates, grid = model
-    mine = _matching(cells, ["env", *analysis.HARDWARE], key)
+    title = f"{env} · {learners_text(learners, gpus)}"
+    mine = _matching(cells, HARDWARE_SETTING, key)
     releases = window.guard_releases(run.iterations, trials)
     mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
     return {
-        "title": f"{env} · {learners:g} learner(s) · {gpus:g} GPU per learner",
-        "model_error": "Buffer model over every cell here: "
-        + sections.model_error_text(grid, rates["batches"])
-        if len(grid)
-        else "",
-        **window.aggregation_section(mine),
+        "title": title,
+        "model_error": model_error_text(steady),
+        **window.aggregation_section(mine, title),
     }
 
 
-def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame) -> str:
+def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame, missing: dict) -> str:
     low, high = int(cells["seeds"].min()), int(cells["seeds"].max())
-    seeds = f"{low}" if low == high else f"{low}–{high}"
+    seeds = plural(low, "seed") if low == high else f"{low}–{high} seeds"
+    note = f"n = {seeds} per N×K cell, {plural(len(cells), 'cell')}"
     failed = int((trials["status"] != analysis.FINISHED).sum())
-    note = f"n = {seeds} seed(s) per N×K cell, {len(cells)} cells"
-    return note + (f"; {failed} unfinished trial(s) left out of the statistics" if failed else "")
+    if failed:
+        note += f"; {plural(failed, 'unfinished trial')} left out of the statistics"
+    if missing:
+        note += f"; {plural(len(missing), 'cell')} without a return at the budget"
+    return note
+
+
+def _rate_settings(trials: pd.DataFrame) -> str:
+    """The settings that drive sampling and learning rates, as they ran."""
+    parts = []
+    for column, label in (
+        ("num_env_runners", "env runners"),
+        ("num_envs_per_env_runner", "envs per runner"),
+        ("fragment", "rollout fragment"),
+        ("train_batch", "train batch per learner"),
+    ):
+        values = sorted(trials[column].dropna().unique())
+        parts.append(f"{label} {', '.join(fmt(float(v)) for v in values) or 'n/a'}")
+    return "; ".join(parts)

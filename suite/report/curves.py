@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-GRID_POINTS = 50
-BAND_RESAMPLES = 500  # per grid point, for the drawn band only; headline CIs use 2,000
+GRID_POINTS = 40
+BAND_RESAMPLES = 250  # per grid point, for the drawn band only; headline CIs use 2,000
 BAND_CONFIDENCE = 0.95
 
 
@@ -24,7 +24,9 @@ class Band:
 
 def run_curves(iterations: pd.DataFrame, x_column: str) -> dict[str, tuple]:
     """trial_id -> (x, return) with iterations before the first finished episode left out."""
-    known = iterations.dropna(subset=["episode_return_mean"]).sort_values(["trial_id", "iteration"])
+    columns = ["trial_id", "iteration", x_column, "episode_return_mean"]
+    known = iterations[columns].dropna(subset=["episode_return_mean"])
+    known = known.sort_values(["trial_id", "iteration"])
     x = known[x_column].to_numpy(dtype=float)
     y = known["episode_return_mean"].to_numpy(dtype=float)
     ids = known["trial_id"].to_numpy()
@@ -36,17 +38,21 @@ def run_curves(iterations: pd.DataFrame, x_column: str) -> dict[str, tuple]:
 
 
 def band(curves: list[tuple], seed: int = 0) -> Band | None:
-    """IQM over runs on a grid from 0 to the furthest x every run reached."""
-    if not curves:
-        return None
-    end = min(x[-1] for x, _ in curves)
-    grid = np.linspace(0.0, end, GRID_POINTS) if end > 0 else np.array([0.0])
-    table = np.vstack([np.interp(grid, x, y) for x, y in curves])
-    iqm = stats.trim_mean(table, 0.25, axis=0)
-    if len(curves) < 2:
-        return Band(grid, iqm, None, None, 1)
+    """IQM over runs on a grid over the x range every run covers: from the last run's first
+    finished episode to the first run's end. One run: its own points, and no band."""
+    return bands([curves], seed)[0]
+
+
+def bands(curve_sets: list[list[tuple]], seed: int = 0) -> list[Band | None]:
+    """``band`` of several views of the same runs (e.g. over env steps and over seconds),
+    bootstrapped together: one resampling of the runs serves every view."""
+    views = [_on_grid(curves) for curves in curve_sets]
+    tables = [view[1] for view in views if view is not None and view[1].shape[0] > 1]
+    if not tables or len({table.shape[0] for table in tables}) != 1:
+        return [_single(curves, view) for curves, view in zip(curve_sets, views, strict=True)]
+    joined = np.hstack(tables)
     result = stats.bootstrap(
-        (table,),
+        (joined,),
         lambda sample, axis: stats.trim_mean(sample, 0.25, axis=axis),
         n_resamples=BAND_RESAMPLES,
         confidence_level=BAND_CONFIDENCE,
@@ -55,5 +61,37 @@ def band(curves: list[tuple], seed: int = 0) -> Band | None:
         axis=0,
         rng=np.random.default_rng(seed),
     )
-    ci = result.confidence_interval
-    return Band(grid, iqm, ci.low, ci.high, len(curves))
+    low, high = result.confidence_interval.low, result.confidence_interval.high
+    found, start = [], 0
+    for curves, view in zip(curve_sets, views, strict=True):
+        if view is None or view[1].shape[0] < 2:
+            found.append(_single(curves, view))
+            continue
+        grid, table = view
+        end = start + len(grid)
+        iqm = stats.trim_mean(table, 0.25, axis=0)
+        found.append(Band(grid, iqm, low[start:end], high[start:end], table.shape[0]))
+        start = end
+    return found
+
+
+def _on_grid(curves: list[tuple]) -> tuple[np.ndarray, np.ndarray] | None:
+    if not curves:
+        return None
+    if len(curves) == 1:
+        x, y = curves[0]
+        return np.asarray(x, float), np.asarray(y, float)[None, :]
+    start, end = max(x[0] for x, _ in curves), min(x[-1] for x, _ in curves)
+    if start > end:
+        return None  # the runs share no stretch of x to pool over
+    grid = np.linspace(start, end, GRID_POINTS) if end > start else np.array([start])
+    return grid, np.vstack([np.interp(grid, x, y) for x, y in curves])
+
+
+def _single(curves: list[tuple], view) -> Band | None:
+    if view is None:
+        return None
+    grid, table = view
+    if table.shape[0] == 1:
+        return Band(grid, table[0], None, None, 1)
+    return Band(grid, stats.trim_mean(table, 0.25, axis=0), None, None, table.shape[0])

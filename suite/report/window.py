@@ -12,7 +12,7 @@ import pandas as pd
 
 from suite.aggregation import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 from suite.report import analysis, figures
-from suite.report.sections import fmt
+from suite.report.formatting import fmt, plural
 
 GUARD = "deadlock_guard_releases_lifetime"
 
@@ -58,7 +58,7 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def aggregation_section(cells: pd.DataFrame) -> dict:
+def aggregation_section(cells: pd.DataFrame, title: str = "") -> dict:
     """The section for one env x hardware setting: rows, rule check and the N verdict;
     ``cells`` as ``analysis.cell_table`` makes them, optionally with ``guard_releases``."""
     measured = cells[cells["seeds"] > 0]
@@ -71,7 +71,8 @@ def aggregation_section(cells: pd.DataFrame) -> dict:
     possible = sum(row["can_drop"] for row in rows)
     if contradictions:
         check = (
-            f"{len(contradictions)} cell(s) dropped where the rule says no drop can happen: "
+            f"{plural(len(contradictions), 'cell')} dropped where the rule says no drop can "
+            "happen: "
             + "; ".join(
                 f"N={r['n']}, K={r['k']}, broadcast_interval={r['broadcast_interval']}"
                 for r in contradictions
@@ -80,33 +81,18 @@ def aggregation_section(cells: pd.DataFrame) -> dict:
         )
     else:
         check = (
-            f"Drops only where the rule allows them: {len(rows) - possible} of {len(rows)} "
-            "cell(s) cannot drop, and none of them did."
+            f"Drops only where the rule allows them: {len(rows) - possible} of "
+            f"{plural(len(rows), 'cell')} cannot drop, and none of them did."
         )
     varies = measured["broadcast_interval"].nunique() > 1
     low, high = int(measured["seeds"].min()), int(measured["seeds"].max())
+    seeds = plural(low, "seed") if low == high else f"{low}–{high} seeds"
+    alt = f"drop fraction, reuse and env steps/s against broadcast_interval, {title}"
     return {
-        "seeds_note": f"IQM over seeds per cell; n = {low if low == high else f'{low}–{high}'} "
-        "seed(s) per cell",
-        **({"image": figures.aggregation_window(measured)} if varies else {}),
+        "seeds_note": f"IQM over seeds per cell; n = {seeds} per cell",
+        "images": [figures.aggregation_window(measured, alt)] if varies else [],
         "rows": rows,
         "check": check,
         "n_verdict": N_CANNOT_MATTER if n_cannot_matter(_cells_of(measured)) else "",
         "varies_interval": varies,
     }
-
-
-def n_verdicts(trials: pd.DataFrame) -> list[dict]:
-    """Headline items for the envs whose trials vary N where no cell can drop."""
-    items = []
-    for env, group in analysis.finished(trials).groupby("env", sort=True):
-        if n_cannot_matter(_cells_of(group.drop_duplicates(analysis.BUFFER_AXES))):
-            items.append(
-                {
-                    "env": env,
-                    "metric": "buffer",
-                    "text": f"{N_CANNOT_MATTER}. No cell of this run can drop a batch, so any "
-                    "difference between its N values comes from something else (staleness, noise).",
-                }
-            )
-    return items

@@ -218,7 +218,8 @@ def _trials(axes: pd.DataFrame, iterations: pd.DataFrame) -> pd.DataFrame:
     ):
         summary = summarize_trial(curve, _env(axis_row["env"]).threshold)
         status = "ERROR" if index == failed else "TERMINATED"
-        rows.append(axis_row | summary | {"status": status, "error": _error(status), "stalls": 0})
+        outcome = {"status": status, "error": _error(status), "stalls": 0}
+        rows.append(axis_row | summary | outcome)
     return pd.DataFrame(rows)[list(schema.TRIAL_COLUMNS)]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import logging
 import os
 import sys
 from pathlib import Path
@@ -13,13 +12,14 @@ from rich.console import Console
 from rich.table import Table
 
 from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
+from suite.ray_internals import warn_if_unchecked_ray
 from suite.sweep.catalog import load_sweep, sweep_names
 from suite.sweep.estimate import format_duration
+from suite.sweep.logs import quiet_before_run
 from suite.sweep.plan import Plan
 from suite.sweep.runner import RunOptions
 
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -37,13 +37,36 @@ def positive_float(text: str) -> float:
     return value
 
 
+def _whole_number(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return _whole_number(text, least=1)
+
+
+def non_negative_int(text: str) -> int:
+    return _whole_number(text, least=0)
+
+
 def parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="python -m suite.sweep",
         description="Run a named APPO sweep (N, K, learners, GPUs per learner, envs, seeds) with "
         "Ray Tune, collect it into results/, and build the tuning-guide report.",
     )
-    p.add_argument("name", nargs="?", help="the sweep to run (see --list)")
+    p.add_argument(
+        "name",
+        nargs="?",
+        help="the sweep to run: a name from --list, or the path of your own sweep file (a .py "
+        "defining SWEEP = Sweep(...))",
+    )
     p.add_argument("--list", action="store_true", help="list the sweeps and their budgets")
     p.add_argument(
         "--dry-run",
@@ -57,7 +80,13 @@ def parser() -> argparse.ArgumentParser:
         help="smoke (minutes, CI), laptop (a 2-core machine within an hour) or full "
         "(cluster scale); default: smoke",
     )
-    p.add_argument("--seeds", type=int, help="number of seeds (default: the budget's)")
+    p.add_argument("--seeds", type=positive_int, help="number of seeds (default: the budget's)")
+    p.add_argument(
+        "--env-steps",
+        type=positive_int,
+        metavar="N",
+        help="env steps per trial, instead of the budget's (same grid and seeds)",
+    )
     p.add_argument(
         "--set",
         action="append",
@@ -87,12 +116,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--max-concurrent",
-        type=int,
+        type=positive_int,
         help="at most this many trials at once (default: as many as fit)",
     )
     p.add_argument(
         "--max-failures",
-        type=int,
+        type=non_negative_int,
         default=1,
         help="retries per failing trial before it is recorded as failed (default: 1)",
     )
@@ -104,6 +133,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wandb-entity", help="W&B entity (default: your key's)")
     p.add_argument("--wandb-project", help="W&B project (default: the sweep's name)")
     p.add_argument("--no-report", action="store_true", help="skip building the HTML report")
+    p.add_argument(
+        "--progress-interval",
+        type=positive_float,
+        default=30.0,
+        metavar="SECONDS",
+        help="when the output is not a terminal, one progress line this often (default: 30)",
+    )
     p.add_argument(
         "--stall-timeout",
         type=positive_float,
@@ -141,7 +177,9 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         overrides["learner_config_dict"] = {**settings, DEADLOCK_GUARD_SETTING: False}
     return RunOptions(
         budget=args.budget,
+        sweep_source=args.name,
         seeds=args.seeds,
+        env_steps=args.env_steps,
         overrides=overrides,
         address=args.address or None,
         results_root=args.results_dir,
@@ -152,6 +190,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         wandb_project=args.wandb_project,
         report=not args.no_report,
         stall_timeout_s=args.stall_timeout,
+        progress_interval_s=args.progress_interval,
     )
 
 
@@ -217,12 +256,6 @@ def print_drop_warnings(plan: Plan, console: Console) -> None:
         console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)
 
 
-def quiet_ray_logging() -> None:
-    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # the legacy reporter is silent at verbose=0
-    for name in ("ray", "ray.tune", "ray.rllib"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
 def main(argv: list[str] | None = None) -> int:
     from suite.sweep.session import run_command
 
@@ -234,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not args.name:
             raise ValueError("name a sweep to run (see --list)")
-        quiet_ray_logging()
+        quiet_before_run()
+        warn_if_unchecked_ray()
         return run_command(load_sweep(args.name), options_from(args), args, console)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -3,6 +3,7 @@ pre-flight check that refuses trials that can never be scheduled."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,8 @@ from suite.sweep.estimate import (
     sweep_seconds,
     trial_estimate,
 )
+from suite.sweep.iterations import sized
+from suite.sweep.order import new_order_seed, shuffled
 from suite.sweep.resources import (
     Cluster,
     ResourceRequest,
@@ -60,6 +63,7 @@ class Plan:
     trials: tuple[PlannedTrial, ...]
     cluster: Cluster
     max_concurrent: int | None
+    order_seed: int  # trials run in the order shuffled(grid, order_seed); run.json records it
 
     @property
     def concurrency(self) -> int:
@@ -98,15 +102,25 @@ def plan_sweep(
     seeds: int | None = None,
     overrides: dict | None = None,
     max_concurrent: int | None = None,
+    env_steps: int | None = None,
+    order_seed: int | None = None,
 ) -> Plan:
-    env_steps = sweep.budget(budget).env_steps
+    """``env_steps``: per trial, instead of the budget's. ``order_seed``: the seed trial order is
+    shuffled with (None: a fresh random one)."""
+    chosen = sweep.budget(budget)
+    if env_steps:
+        chosen = dataclasses.replace(chosen, env_steps=env_steps)
+    env_steps = chosen.env_steps
     earlier = measured_rates(results_root)
+    order_seed = new_order_seed() if order_seed is None else order_seed
     planned = []
-    for index, spec in enumerate(sweep.trials(budget, seeds, overrides)):
+    specs = [sized(spec, chosen) for spec in sweep.trials(budget, seeds, overrides)]
+    specs = shuffled(specs, order_seed)
+    for index, spec in enumerate(specs):
         config = resolve(spec.config_name, spec.axes, spec.overrides)
         estimate = trial_estimate(spec.config_name, config.num_env_runners, env_steps, earlier)
         planned.append(PlannedTrial(index, spec, config, resource_request(config), estimate))
-    return Plan(sweep, budget, env_steps, tuple(planned), cluster, max_concurrent)
+    return Plan(sweep, budget, env_steps, tuple(planned), cluster, max_concurrent, order_seed)
 
 
 def check_schedulable(plan: Plan) -> None:

@@ -1,17 +1,19 @@
-"""A live, compact view of a sweep (instead of Tune's wall of text)."""
+"""A compact view of a sweep instead of Tune's wall of text: a live table on a terminal, one
+plain progress line every ``--progress-interval`` seconds anywhere else (CI, ``nohup``, a file)."""
 
 from __future__ import annotations
 
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ray.tune import Callback
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
-from suite.collect.rows import progress_values
+from suite.collect import rows
 
 
 @dataclass
@@ -30,6 +32,12 @@ class SweepProgress:
     env_steps_per_trial: int
     started: float = field(default_factory=time.monotonic)
     trials: dict[str, TrialLine] = field(default_factory=dict)
+    steps_before: float = 0.0  # work of trials that had ended before this (resumed) run
+
+    def restore(self, trial_id: str, label: str, status: str, steps: float) -> None:
+        """A trial that had ended before a resume: done, and not part of this run's pace."""
+        self.trials[trial_id] = TrialLine(label=label, status=status, env_steps=steps)
+        self.steps_before += self._steps_done(self.trials[trial_id])
 
     def counts(self) -> dict[str, int]:
         counts = {"RUNNING": 0, "TERMINATED": 0, "ERROR": 0, "STALLED": 0}
@@ -42,13 +50,28 @@ class SweepProgress:
             return self.env_steps_per_trial  # a finished trial's work is over, whatever it reached
         return min(line.env_steps, self.env_steps_per_trial)
 
+    def steps_done(self) -> float:
+        return sum(self._steps_done(line) for line in self.trials.values())
+
     def eta_s(self) -> float:
-        """Remaining seconds, extrapolated from the env steps done so far and the time taken."""
-        done = sum(self._steps_done(line) for line in self.trials.values())
-        if done <= 0:
+        """Remaining seconds, extrapolated from the env steps done in this run and its time."""
+        done = self.steps_done()
+        done_here = done - self.steps_before
+        if done_here <= 0:
             return math.nan
         planned = self.total_trials * self.env_steps_per_trial
-        return (time.monotonic() - self.started) * (planned - done) / done
+        return (time.monotonic() - self.started) * (planned - done) / done_here
+
+    def plain_line(self) -> str:
+        counts = self.counts()
+        pending = self.total_trials - sum(counts.values())
+        planned = self.total_trials * self.env_steps_per_trial
+        return (
+            f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts['RUNNING']}, done "
+            f"{counts['TERMINATED']}, failed {counts['ERROR']}, stalled {counts['STALLED']}, "
+            f"pending {pending}; env steps {self.steps_done():,.0f} of {planned:,}; elapsed "
+            f"{_duration(time.monotonic() - self.started)}, ETA {_duration(self.eta_s())}"
+        )
 
     def render(self) -> Group:
         counts = self.counts()
@@ -92,21 +115,52 @@ def _duration(seconds: float) -> str:
 
 
 class ProgressView(Callback):
-    """Tune callback driving a rich Live display of ``SweepProgress``."""
+    """Tune callback: a rich Live display of ``SweepProgress`` on a terminal, else plain lines."""
 
-    def __init__(self, progress: SweepProgress, stall_reason=None):
+    def __init__(self, progress: SweepProgress, stall_reason=None, interval_s: float = 30.0):
         self.progress = progress
         self._stall_reason = stall_reason
+        self.interval_s = interval_s
         self._live: Live | None = None
+        self._console: Console | None = None
+        self._printed_at = 0.0
+        self._restored = False
 
     def __getstate__(self) -> dict:
-        # Tune pickles its callbacks into tuner.pkl (for --resume); a live display is not data.
-        return {"progress": self.progress, "_stall_reason": self._stall_reason, "_live": None}
+        # Tune pickles its callbacks into tuner.pkl (for --resume); a display is not data.
+        return {**vars(self), "_live": None, "_console": None, "_restored": False}
 
     def setup(self, **info) -> None:
         self.progress.started = time.monotonic()
-        self._live = Live(self.progress.render(), console=Console(), refresh_per_second=2)
-        self._live.start()
+        self._printed_at = self.progress.started
+        self._console = Console()
+        if self._console.is_terminal:
+            self._live = Live(self.progress.render(), console=self._console, refresh_per_second=2)
+            self._live.start()
+
+    def on_step_begin(self, iteration, trials, **info) -> None:
+        self._restore_ended(trials)
+        now = time.monotonic()
+        if self._live is None and now - self._printed_at >= self.interval_s:
+            self._printed_at = now
+            self._print(self.progress.plain_line())
+
+    def _restore_ended(self, trials) -> None:
+        """Once: trials that had ended before a --resume count as done."""
+        if self._restored:
+            return
+        self._restored = True
+        for trial in trials:
+            if (
+                trial.status in ("TERMINATED", "ERROR")
+                and trial.trial_id not in self.progress.trials
+            ):
+                steps = rows.env_steps(trial.last_result or {})
+                self.progress.restore(trial.trial_id, _label(trial), trial.status, steps)
+
+    def _print(self, text: str) -> None:
+        console = self._console or Console()
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def _line(self, trial) -> TrialLine:
         if trial.trial_id not in self.progress.trials:
@@ -122,7 +176,7 @@ class ProgressView(Callback):
         self._refresh()
 
     def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
-        values = progress_values(result)
+        values = rows.progress_values(result)
         line = self._line(trial)
         line.env_steps = values["env_steps"]
         line.episode_return = values["episode_return_mean"]
@@ -135,18 +189,32 @@ class ProgressView(Callback):
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
         stalled = self._stall_reason and self._stall_reason(trial.trial_id)
-        self._line(trial).status = "STALLED" if stalled else "ERROR"
+        line = self._line(trial)
+        line.status = "STALLED" if stalled else "ERROR"
         self._refresh()
+        where = getattr(trial, "error_file", None) or "its Tune folder"
+        what = f"stalled: {stalled}" if stalled else f"failed: {_last_line(where)}"
+        self._print(f"Trial {line.label} {what} (full text: {where})")
 
     def on_experiment_end(self, trials, **info) -> None:
+        self._restore_ended(trials)
         self.stop()
 
     def stop(self) -> None:
         if self._live is not None:
             self._refresh()
             self._live.stop()
-            self._live.console.line()  # a non-terminal Live leaves its last line open
             self._live = None
+        elif self._console is not None:
+            self._print(self.progress.plain_line())
+
+
+def _last_line(path: str) -> str:
+    try:
+        lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
+    except OSError:
+        return "see its error file"
+    return lines[-1][:300] if lines else "see its error file"
 
 
 def _label(trial) -> str:

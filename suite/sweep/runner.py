@@ -38,7 +38,9 @@ TRIAL_CLEANUP_S = "10"
 @dataclass
 class RunOptions:
     budget: str = "smoke"
+    sweep_source: str | None = None  # what the user named: a sweep name or a sweep file's path
     seeds: int | None = None
+    env_steps: int | None = None  # per trial, instead of the budget's
     overrides: dict = field(default_factory=dict)
     address: str | None = None
     results_root: Path = Path("results")
@@ -49,6 +51,7 @@ class RunOptions:
     wandb_project: str | None = None
     report: bool = True
     stall_timeout_s: float | None = None  # None: max(120 s, 20 x the median iteration time)
+    progress_interval_s: float = 30.0  # plain progress lines when stdout is not a terminal
 
 
 def _now() -> str:
@@ -65,6 +68,7 @@ def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan
         options.seeds,
         options.overrides,
         options.max_concurrent,
+        options.env_steps,
     )
 
 
@@ -72,10 +76,12 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
     budget = plan.sweep.budget(plan.budget)
     return {
         "sweep": plan.sweep.name,
+        "sweep_source": options.sweep_source or plan.sweep.name,
         "run_id": run_dir.name,
         "budget": {
             "name": plan.budget,
-            "env_steps": budget.env_steps,
+            "env_steps": plan.env_steps,
+            "env_steps_override": options.env_steps,
             "seeds": options.seeds or budget.seeds,
             "description": budget.description,
         },
@@ -93,7 +99,9 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
+        "trial_order_seed": plan.order_seed,
         "estimate": plan.estimate_line(),
+        "estimated_s": plan.total_seconds,
         "started_at": _now(),
         "ended_at": None,
         "status": "running",
@@ -130,7 +138,7 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
     return [
         stalls,  # before the writer: it tells the writer which failures were stalls
         StoreWriter(run_dir, run_meta, stall_reason=stalls.reason),
-        ProgressView(progress, stall_reason=stalls.reason),
+        ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval_s),
         *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
     ]
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import json
+import math
 import shlex
 from pathlib import Path
 
 from rich.console import Console
 
 from suite.store.schema import RUN_METADATA_FILE
-from suite.sweep.cli import EXIT_INTERRUPTED, print_drop_warnings, print_plan
+from suite.sweep.cli import print_drop_warnings, print_plan
 from suite.sweep.cluster import check_reachable, connect
-from suite.sweep.interrupt import Interrupts
+from suite.sweep.estimate import format_duration
+from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
+from suite.sweep.logs import route_library_logs
 from suite.sweep.plan import check_schedulable
 from suite.sweep.rundir import find_run_dir, new_run_dir
 from suite.sweep.runner import (
@@ -36,6 +40,7 @@ def run_command(
     if args.resume:
         run_dir = find_run_dir(options.results_root, sweep.name, _run_id(args.resume))
         console.print(f"Resuming {run_dir}")
+        _route_logs(run_dir, console)
         with _interruptible(sweep, run_dir, options, console):
             run_meta = resume(run_dir, options)
         return _conclude(sweep, run_dir, run_meta, options, console)
@@ -52,9 +57,15 @@ def run_command(
     print_drop_warnings(plan, console)
     run_dir = new_run_dir(options.results_root, sweep.name)
     console.print(f"Writing to {run_dir}")
+    _route_logs(run_dir, console)
     with _interruptible(sweep, run_dir, options, console):
         run_meta = start(plan, run_dir, options)
     return _conclude(sweep, run_dir, run_meta, options, console)
+
+
+def _route_logs(run_dir: Path, console: Console) -> None:
+    folder = route_library_logs(run_dir)
+    console.print(f"Ray, RLlib and W&B logs: {folder}", highlight=False)
 
 
 @contextlib.contextmanager
@@ -91,17 +102,44 @@ def _conclude(
     if run_meta["status"] == "interrupted":
         _print_interrupted(sweep, run_dir, options, console)
         return EXIT_INTERRUPTED
-    if options.report:
-        _report(run_dir, options, console)
+    report = _report(run_dir, options, console) if options.report else None
+    _print_next_steps(run_dir, options, report, console)
     failed = counts.get("ERROR", 0) + counts.get("STALLED", 0)
     return 1 if failed and failed == sum(counts.values()) else 0
 
 
 def _print_counts(run_meta: dict, console: Console) -> None:
-    console.print(
-        f"Trials: {run_meta['trials']}. Packing (trial CPU-s / cluster CPU-s): "
-        f"{run_meta['packing']:.2f}"
+    counts = ", ".join(f"{count} {status}" for status, count in sorted(run_meta["trials"].items()))
+    console.print(f"Trials: {counts}.", highlight=False)
+    console.print(_time_line(run_meta), highlight=False)
+
+
+def _time_line(run_meta: dict) -> str:
+    """Actual time against the plan's estimate, and how well trials packed the cluster."""
+    started = dt.datetime.fromisoformat(run_meta.get("resumed_at") or run_meta["started_at"])
+    took = (dt.datetime.fromisoformat(run_meta["ended_at"]) - started).total_seconds()
+    estimated = run_meta.get("estimated_s")
+    resumed = run_meta.get("resumed_at")
+    against = "" if resumed or estimated is None else f" (estimated {format_duration(estimated)})"
+    packing = run_meta.get("packing", math.nan)
+    packed = "?" if math.isnan(packing) else f"{packing:.0%}"
+    return (
+        f"Took {format_duration(took)}{against}; the trials kept {packed} of the cluster's "
+        "CPUs busy."
     )
+
+
+def _print_next_steps(
+    run_dir: Path, options: RunOptions, report: Path | None, console: Console
+) -> None:
+    lines = ["Next:"]
+    if report is None:
+        lines.append(f"  python -m suite.report {run_dir}      # the tuning-guide report")
+    lines.append(f"  python -m suite.report --compare {run_dir} OTHER_RUN      # against another")
+    wandb_dir = run_dir / "wandb"
+    if options.wandb_mode == "offline" and wandb_dir.exists():
+        lines.append(f"  wandb sync {wandb_dir}/offline-run-*      # upload to W&B")
+    console.print("\n".join(lines), soft_wrap=True, markup=False, highlight=False)
 
 
 def _print_interrupted(sweep: Sweep, run_dir: Path, options: RunOptions, console: Console) -> None:
@@ -116,14 +154,15 @@ def _print_interrupted(sweep: Sweep, run_dir: Path, options: RunOptions, console
 
 def resume_command(sweep: Sweep, run_dir: Path, options: RunOptions) -> str:
     """The command that resumes ``run_dir``, on the same cluster if the run used --address."""
-    words = ["python", "-m", "suite.sweep", sweep.name, "--resume", run_dir.name]
+    source = options.sweep_source or sweep.name
+    words = ["python", "-m", "suite.sweep", source, "--resume", run_dir.name]
     words += ["--results-dir", str(options.results_root)]
     if options.address:
         words += ["--address", options.address]
     return shlex.join(words)
 
 
-def _report(run_dir: Path, options: RunOptions, console: Console) -> None:
+def _report(run_dir: Path, options: RunOptions, console: Console) -> Path:
     from suite.dashboards.settings import resolve_settings
     from suite.dashboards.summary_run import log_summary_run
     from suite.report.build import build_report
@@ -139,3 +178,4 @@ def _report(run_dir: Path, options: RunOptions, console: Console) -> None:
         export_figures(report, figures)
         log_summary_run(wandb, run_dir, report, figures_dir=figures)
     console.print(f"Report: {report.resolve()}")
+    return report

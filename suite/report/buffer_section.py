@@ -1,0 +1,237 @@
+"""Buffer diagnostics in steady state, one piece of advice per cell, and the model's error.
+
+Warm-up, left out: a trial's iterations up to and including the first one in which its learner
+trained on a batch (before it, the learner can only wait). Steady state is every iteration after
+that; rates are differences of the lifetime counters over it, in env steps per second per
+learner, and the learner's wait share is its wait over the steady iterations' own seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from suite.report import analysis, buffer_model, figures
+from suite.report.formatting import fmt, plural
+
+MODEL_DROP_BOUND = 0.05  # absolute drop-fraction error beyond which the model's advice is withheld
+MODEL_REUSE_BOUND = 0.15  # reuse error, as a fraction of K
+MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
+LIFETIME = [
+    "buffer_env_steps_added_lifetime",
+    "buffer_env_steps_dropped_lifetime",
+    "buffer_env_steps_trained_lifetime",
+    "buffer_batches_added_lifetime",
+    "buffer_samples_lifetime",
+]
+
+
+def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Per trial: steady iterations and seconds, rates, wait share, drop fraction and reuse."""
+    columns = ["trial_id", "iteration", "time_this_iter_s", "learner_wait_s", *LIFETIME]
+    rows = iterations[columns].sort_values(["trial_id", "iteration"])
+    trained = rows[rows["buffer_samples_lifetime"] > 0]
+    warm_end = trained.groupby("trial_id")["iteration"].min().rename("warm_up_iterations")
+    rows = rows.join(warm_end, on="trial_id")
+    steady = rows[rows["iteration"] > rows["warm_up_iterations"]]
+    base = rows[rows["iteration"] == rows["warm_up_iterations"]].set_index("trial_id")[LIFETIME]
+    last = steady.groupby("trial_id")[LIFETIME].last()
+    delta = last - base.reindex(last.index)
+    learners = trials.set_index("trial_id")["num_learners"].clip(lower=1)
+    # stores written before the collector clipped it can hold waits longer than the iteration
+    ceiling = steady["time_this_iter_s"] * steady["trial_id"].map(learners)
+    steady = steady.assign(learner_wait_s=steady["learner_wait_s"].clip(upper=ceiling))
+    sums = steady.groupby("trial_id")[["time_this_iter_s", "learner_wait_s"]].sum()
+    learners = learners.reindex(last.index)
+    seconds = sums["time_this_iter_s"] * learners  # learner-seconds
+    busy = (seconds - sums["learner_wait_s"]).clip(lower=1e-9)
+    added = delta["buffer_env_steps_added_lifetime"].where(lambda v: v > 0)
+    table = pd.DataFrame(
+        {
+            "warm_up_iterations": warm_end.reindex(last.index),
+            "steady_iterations": steady.groupby("trial_id").size(),
+            "steady_s": sums["time_this_iter_s"],
+            "arrival_steps_per_s": delta["buffer_env_steps_added_lifetime"] / seconds,
+            "trained_steps_per_busy_s": delta["buffer_env_steps_trained_lifetime"] / busy,
+            "arrival_batches_per_s": delta["buffer_batches_added_lifetime"] / seconds,
+            "samples_per_busy_s": delta["buffer_samples_lifetime"] / busy,
+            "wait_share": sums["learner_wait_s"] / seconds,
+            "steady_drop_fraction": delta["buffer_env_steps_dropped_lifetime"] / added,
+            "steady_reuse": delta["buffer_env_steps_trained_lifetime"] / added,
+            "steady_batches": delta["buffer_batches_added_lifetime"] / learners,
+        }
+    )
+    return table[table["steady_s"] > 0]
+
+
+def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Per N x K x broadcast_interval cell of one env x hardware: the steady-state medians over
+    its finished trials, and the model's predictions where both rates are known (NaN elsewhere).
+    Computed once per env x hardware and shared by its settings and the aggregation section."""
+    done = analysis.finished(trials)
+    rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
+    if rows.empty:
+        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.BUFFER_AXES])
+    if steady.empty:
+        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+    numeric = steady.replace([np.inf, -np.inf], np.nan)
+    cells = numeric.groupby(analysis.BUFFER_AXES).median().reset_index()
+    cells["trials"] = steady.groupby(analysis.BUFFER_AXES).size().to_numpy()
+    usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
+    usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
+    if usable.empty:
+        return cells
+    predicted = buffer_model.predict_grid(usable)
+    columns = [*analysis.BUFFER_AXES, "predicted_drop_fraction", "predicted_reuse"]
+    return cells.merge(predicted[columns], on=analysis.BUFFER_AXES, how="left")
+
+
+def buffer_section(
+    iterations: pd.DataFrame, trials: pd.DataFrame, title: str, cells: pd.DataFrame
+) -> dict:
+    """One setting's diagnostics; ``cells``: its rows of ``steady_cells``."""
+    done = analysis.finished(trials)
+    rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
+    if rows.empty:
+        return {"reason": "No finished trial recorded an iteration in this setting."}
+    return {
+        "images": [_over_time(rows, title)],
+        "rllib_note": _rllib_note(rows),
+        "cells": [_cell_row(row) for row in cells.to_dict("records")],
+        "model_error": model_error_text(cells),
+        "reason": "" if len(cells) else _no_steady_state(rows),
+    }
+
+
+def model_error_text(cells: pd.DataFrame) -> str:
+    """The model's largest error over ``cells`` against its stated bounds ("" without any)."""
+    if "predicted_drop_fraction" not in cells:
+        return ""
+    grid = cells.dropna(subset=["predicted_drop_fraction", "steady_drop_fraction"]).rename(
+        columns={"steady_drop_fraction": "drop_fraction", "steady_reuse": "reuse"}
+    )
+    if grid.empty:
+        return ""
+    error = buffer_model.model_error(grid)
+    found = (
+        f"The model's largest error over these {plural(len(grid), 'cell')}: drop fraction "
+        f"{error.drop_fraction:.3f} (stated bound {buffer_model.DROP_ERROR_BOUND:g}), reuse "
+        f"{error.reuse:.3f} (stated bound {buffer_model.REUSE_ERROR_BOUND:g})"
+    )
+    batches = float(grid["steady_batches"].median())
+    if batches < buffer_model.MIN_BATCHES_TO_CHECK:
+        return (
+            f"{found}; not checked against the bounds: the trials put a median of "
+            f"{fmt(batches)} batches per learner in steady state, under the "
+            f"{buffer_model.MIN_BATCHES_TO_CHECK} the model's steady state needs."
+        )
+    verdict = "within the bounds" if error.within_bounds else "OUTSIDE the stated bounds"
+    return f"{found}: {verdict}."
+
+
+def _no_steady_state(rows: pd.DataFrame) -> str:
+    return (
+        "No trial has a steady-state iteration (one after its learner first trained), so "
+        "there are no steady rates to diagnose."
+    )
+
+
+def _cell_row(row: dict) -> dict:
+    advice = buffer_model.cell_advice(
+        row["steady_drop_fraction"], row["steady_reuse"], row["k"], row["wait_share"]
+    )
+    known = pd.notna(row.get("predicted_drop_fraction", np.nan))
+    return {
+        "cell": f"N={row['n']:g}, K={row['k']:g}",
+        "trials": int(row["trials"]),
+        "warm_up": fmt(float(row["warm_up_iterations"])),
+        "arrival": fmt(float(row["arrival_steps_per_s"])),
+        "learning": fmt(float(row["trained_steps_per_busy_s"])),
+        "wait": _percent(row["wait_share"]),
+        "drop": fmt(float(row["steady_drop_fraction"])),
+        "reuse": fmt(float(row["steady_reuse"])),
+        "advice": advice,
+        **_model_verdict(row, row if known else None),
+    }
+
+
+def _model_verdict(row: dict, prediction) -> dict:
+    if prediction is None:
+        return {"predicted": "n/a", "error": "n/a", "model_advice": "no rates to model"}
+    drop_error = abs(prediction["predicted_drop_fraction"] - row["steady_drop_fraction"])
+    reuse_error = abs(prediction["predicted_reuse"] - row["steady_reuse"]) / row["k"]
+    predicted = (
+        f"drop {fmt(prediction['predicted_drop_fraction'])}, "
+        f"reuse {fmt(prediction['predicted_reuse'])}"
+    )
+    error = f"drop ±{fmt(drop_error)}, reuse ±{_percent(reuse_error)} of K"
+    if not (drop_error <= MODEL_DROP_BOUND and reuse_error <= MODEL_REUSE_BOUND):
+        return {
+            "predicted": predicted,
+            "error": error,
+            "model_advice": "withheld: the model misses the measurement by more than its bound",
+        }
+    advice = buffer_model.cell_advice(
+        prediction["predicted_drop_fraction"],
+        prediction["predicted_reuse"],
+        row["k"],
+        row["wait_share"],
+    )
+    return {"predicted": predicted, "error": error, "model_advice": advice}
+
+
+def _percent(value) -> str:
+    return "n/a" if pd.isna(value) else f"{100 * float(value):.0f}%"
+
+
+def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
+    """One line per cell (its first trial by id), at most MAX_TRIAL_LINES."""
+    first = rows.groupby(["n", "k"])["trial_id"].min()
+    ids = first.sort_values().head(MAX_TRIAL_LINES)
+    chosen = rows[rows["trial_id"].isin(ids)].sort_values(["trial_id", "iteration"])
+    chosen = chosen.assign(
+        rllib_vs_true_trained=chosen["rllib_env_steps_trained_lifetime"]
+        / chosen["buffer_env_steps_trained_lifetime"].where(
+            chosen["buffer_env_steps_trained_lifetime"] > 0
+        )
+    )
+    per_trial = dict(tuple(chosen.groupby("trial_id")))
+    return figures.buffer_over_time(per_trial, f"buffer over time, {title}")
+
+
+def _rllib_note(rows: pd.DataFrame) -> str:
+    """When RLlib's own trained-steps counter last moved, against the suite's exact one."""
+    rows = rows.sort_values(["trial_id", "iteration"])
+    counter = rows["rllib_env_steps_trained_lifetime"]
+    moved = counter.notna() & counter.ne(counter.groupby(rows["trial_id"]).shift())
+    last_moved = rows[moved].groupby("trial_id")["iteration"].max()
+    final = rows.groupby("trial_id").last()
+    ratio = (
+        final["rllib_env_steps_trained_lifetime"] / final["buffer_env_steps_trained_lifetime"]
+    ).dropna()
+    if ratio.empty:
+        return "RLlib reported no trained env steps in this setting."
+    stalled = ""
+    if len(last_moved):
+        ends = rows.groupby("trial_id")["iteration"].max()
+        stalled = (
+            f" RLlib's counter last moved at iteration {_span(last_moved)} of "
+            f"{_span(ends)} ({plural(len(last_moved), 'trial')}), while the suite's count kept "
+            "rising."
+        )
+    return (
+        f"At the last iteration RLlib's num_env_steps_trained_lifetime is "
+        f"{fmt(float(ratio.min()))}–{fmt(float(ratio.max()))} of the env steps the learner "
+        f"really trained on (the suite counts every sample taken from the buffer).{stalled} "
+        "Why it lags: RLlib's learner hands its metrics over only on every "
+        "broadcast_interval-th update call (IMPALALearner.update, BATCHES_PER_AGGREGATION in "
+        "ray/rllib/algorithms/impala/impala_learner.py), so the counter moves in jumps of that "
+        "many batches and stands still between them; a short run may see a single jump. Use the "
+        "suite's count."
+    )
+
+
+def _span(values: pd.Series) -> str:
+    low, high = int(values.min()), int(values.max())
+    return f"{low}" if low == high else f"{low}–{high}"

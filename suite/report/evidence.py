@@ -1,0 +1,196 @@
+"""rliable-style evidence per setting: IQM intervals with every seed, P(improvement) over K=1,
+and performance profiles (Agarwal et al. 2021, "Deep RL at the edge of the statistical
+precipice"), all on the return at the common budget, with ``suite.stats``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from suite.report import analysis, figures
+from suite.report.formatting import fmt
+from suite.stats import (
+    Interval,
+    interquartile_mean,
+    performance_profile,
+    probability_of_improvement_ci,
+    stratified_bootstrap_ci,
+)
+
+MAX_PROFILES = 8
+PROFILE_POINTS = 60
+
+
+def evidence_section(trials: pd.DataFrame, title: str) -> dict:
+    scores = _scores(trials)
+    if not scores:
+        return {"reason": "No cell has a return at the budget, so there is no evidence to plot."}
+    intervals = {
+        cell: stratified_bootstrap_ci(interquartile_mean, [v]) for cell, v in scores.items()
+    }
+    improvements = _over_k1(scores)
+    images = [
+        _figure(scores, intervals, improvements, f"evidence, {title}"),
+        _profile_figure(scores, intervals, f"performance profile, {title}"),
+    ]
+    return {"images": images, "improvements": _improvement_rows(improvements)}
+
+
+def _scores(trials: pd.DataFrame, varies: bool | None = None) -> dict[tuple, np.ndarray]:
+    """Per (N, K, broadcast_interval) cell; the interval is None where it does not vary."""
+    done = analysis.finished(trials)
+    if varies is None:
+        varies = done["broadcast_interval"].nunique() > 1
+    found = {}
+    for (n, k, interval), group in done.groupby(analysis.BUFFER_AXES, sort=True):
+        values = group[analysis.FINAL_RETURN.column].dropna().to_numpy(float)
+        if values.size:
+            found[(n, k, interval if varies else None)] = values
+    return found
+
+
+def _over_k1(scores: dict[tuple, np.ndarray]) -> dict[tuple, Interval]:
+    """P(cell > the same N with K=1), with its CI, for every cell that has such a baseline."""
+    return {
+        (n, k, b): probability_of_improvement_ci([values], [scores[(n, 1, b)]])
+        for (n, k, b), values in scores.items()
+        if k != 1 and (n, 1, b) in scores
+    }
+
+
+def _improvement_rows(improvements: dict[tuple, Interval]) -> list[dict]:
+    return [
+        {
+            "cell": _label(cell),
+            "baseline": _label((cell[0], 1, cell[2])),
+            "value": fmt(found.point),
+            "ci": f"{fmt(found.low)} to {fmt(found.high)}" if found.known else "no CI (< 2 seeds)",
+        }
+        for cell, found in sorted(improvements.items(), key=_order)
+    ]
+
+
+def _order(item) -> tuple:
+    (n, k, interval), _ = item
+    return n, k, interval or 0
+
+
+def _label(cell: tuple) -> str:
+    n, k, interval = cell
+    return f"N={n:g}, K={k:g}" + ("" if interval is None else f", interval {interval:g}")
+
+
+@figures.styled
+def _figure(scores, intervals, improvements, alt: str) -> figures.Image:
+    """IQM intervals and P(improvement) side by side (7.6 in: fits an 800 px window unscaled)."""
+    height = 1.4 + 0.34 * max(len(scores), len(improvements), 5)
+    figure = Figure(figsize=(7.6, height))
+    axes = figure.subplots(1, 2)
+    _interval_panel(axes[0], scores, intervals)
+    _improvement_panel(axes[1], improvements)
+    figures.margins(
+        figure, left=0.14, right=0.98, bottom=0.75 / height, top=1 - 0.4 / height, wspace=0.75
+    )
+    return figures.encode(figure, alt)
+
+
+@figures.styled
+def _profile_figure(scores, intervals, alt: str) -> figures.Image:
+    figure = Figure(figsize=(3.8, 3.2))
+    _profile_panel(figure.subplots(), scores, intervals)
+    figures.margins(figure, left=0.18, right=0.96, bottom=0.16, top=0.9)
+    return figures.encode(figure, alt)
+
+
+def _interval_panel(axis, scores, intervals) -> None:
+    cells = sorted(scores, key=lambda cell: intervals[cell].point)
+    rng = np.random.default_rng(0)
+    for row, cell in enumerate(cells):
+        found = intervals[cell]
+        if found.known:
+            axis.plot([found.low, found.high], [row, row], color="tab:blue", linewidth=4, alpha=0.4)
+        axis.plot(found.point, row, "|", color="tab:blue", markersize=10, markeredgewidth=2)
+        jitter = rng.uniform(-0.15, 0.15, size=scores[cell].size)
+        axis.plot(scores[cell], row + jitter, "o", color="black", markersize=3, alpha=0.7)
+    axis.set_yticks(range(len(cells)), [_label(cell) for cell in cells])
+    axis.set(title="IQM, 95% CI, seeds", xlabel="return at budget")
+    axis.margins(x=0.12, y=0.15)
+
+
+def _improvement_panel(axis, improvements) -> None:
+    if not improvements:
+        axis.text(
+            0.5,
+            0.5,
+            "no cell with a K=1\nbaseline at the same N",
+            ha="center",
+            va="center",
+            transform=axis.transAxes,
+        )
+        axis.set(title="P(improvement) over K=1", xticks=[], yticks=[])
+        return
+    cells = [cell for cell, _ in sorted(improvements.items(), key=_order)]
+    for row, cell in enumerate(cells):
+        found = improvements[cell]
+        if found.known:
+            axis.plot(
+                [found.low, found.high], [row, row], color="tab:green", linewidth=4, alpha=0.4
+            )
+        axis.plot(found.point, row, "|", color="tab:green", markersize=10, markeredgewidth=2)
+    axis.axvline(0.5, color="grey", linestyle=":")
+    axis.set_xlim(-0.05, 1.05)
+    axis.margins(y=0.15)
+    axis.set_yticks(range(len(cells)), [f"{_label(cell)} vs K=1" for cell in cells])
+    axis.set(title="P(improvement) over K=1", xlabel="P(cell beats same N, K=1)")
+
+
+def _profile_panel(axis, scores, intervals) -> None:
+    everything = np.concatenate(list(scores.values()))
+    low, high = float(everything.min()), float(everything.max())
+    taus = np.linspace(low - 1e-9, high if high > low else low + 1.0, PROFILE_POINTS)
+    best = sorted(scores, key=lambda cell: -intervals[cell].point)[:MAX_PROFILES]
+    for cell in best:
+        axis.plot(taus, performance_profile([scores[cell]], taus), label=_label(cell))
+    axis.set(title="performance profile", xlabel="return τ", ylabel="fraction of runs > τ")
+    axis.set_ylim(-0.02, 1.02)
+    axis.legend(fontsize=7.5)
+
+
+def pooled_evidence(trials: pd.DataFrame, norms: dict) -> dict:
+    """Across envs, on normalized returns: IQM with its CI stratified by env (each env's seeds
+    as dots) and the performance profile averaged over envs, for cells every env has."""
+    varies = analysis.finished(trials)["broadcast_interval"].nunique() > 1
+    per_env = {env: _scores(group, varies) for env, group in trials.groupby("env", sort=True)}
+    shared = sorted(set.intersection(*(set(cells) for cells in per_env.values())))
+    if len(per_env) < 2 or not shared:
+        return {"reason": "No N×K cell has a return at the budget on every env."}
+    tasks = {cell: [norms[env](per_env[env][cell]) for env in per_env] for cell in shared}
+    intervals = {cell: stratified_bootstrap_ci(interquartile_mean, t) for cell, t in tasks.items()}
+    return {"images": [_pooled_figure(tasks, intervals, "evidence across envs")]}
+
+
+@figures.styled
+def _pooled_figure(tasks, intervals, alt: str) -> figures.Image:
+    height = 1.4 + 0.34 * max(len(tasks), 5)
+    figure = Figure(figsize=(8.0, height))
+    axes = figure.subplots(1, 2)
+    scores = {cell: np.concatenate(parts) for cell, parts in tasks.items()}
+    _interval_panel(axes[0], scores, intervals)
+    axes[0].set(title="IQM over envs and seeds, 95% CI", xlabel="normalized return at budget")
+    everything = np.concatenate(list(scores.values()))
+    low, high = float(everything.min()), float(everything.max())
+    taus = np.linspace(low - 1e-9, high if high > low else low + 1.0, PROFILE_POINTS)
+    for cell in sorted(tasks, key=lambda cell: -intervals[cell].point)[:MAX_PROFILES]:
+        axes[1].plot(taus, performance_profile(tasks[cell], taus), label=_label(cell))
+    axes[1].set(
+        title="performance profile, mean over envs",
+        xlabel="normalized return τ",
+        ylabel="fraction of runs > τ",
+    )
+    axes[1].set_ylim(-0.02, 1.02)
+    axes[1].legend(fontsize=7.5)
+    figures.margins(
+        figure, left=0.13, right=0.98, bottom=0.75 / height, top=1 - 0.4 / height, wspace=0.45
+    )
+    return figures.encode(figure, alt)

@@ -1,0 +1,106 @@
+"""One N x K heatmap per metric: a fixed colour scale with its bar, and no empty white cells.
+
+Scales are set by what the metric means, never stretched over one panel's data (which made
+0.874 vs 1 look like a chasm): fractions on [0, 1], reuse on [0, largest K], rates and counts
+from 0 to the run's largest value, returns on the env's normalization range. Colour maps are never
+reversed; the bar says whether higher or lower is better.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from suite.report.analysis import Metric
+from suite.report.figures import Image, encode, margins, styled
+from suite.report.formatting import fmt
+
+COLOURS = "viridis"
+MISSING = "#d9d9d9"
+
+
+@styled
+def heatmap(
+    cells: pd.DataFrame,
+    metric: Metric,
+    scale: tuple[float, float],
+    missing_why: dict[tuple, str],
+    alt: str,
+) -> Image:
+    """``cells``: one setting's cell table; ``missing_why``: (n, k) -> why it has no value."""
+    ns, ks = sorted(cells["n"].unique()), sorted(cells["k"].unique())
+    figure = Figure(figsize=(max(3.2, 1.05 * len(ks) + 1.6), max(2.6, 0.62 * len(ns) + 1.3)))
+    axis = figure.subplots()
+    norm = Normalize(*_widened(scale))
+    colours = figure.colorbar(
+        _image(axis, cells, metric, ns, ks, norm), ax=axis, fraction=0.08, pad=0.04
+    )
+    colours.set_label(metric.direction, fontsize=8.5)
+    indexed = cells.set_index(["n", "k"])
+    for i, n in enumerate(ns):
+        for j, k in enumerate(ks):
+            row = indexed.loc[(n, k)] if (n, k) in indexed.index else None
+            _annotate(axis, i, j, row, metric, norm, missing_why.get((n, k), "not run"))
+    axis.set_xticks(range(len(ks)), [f"{k:g}" for k in ks])
+    axis.set_yticks(range(len(ns)), [f"{n:g}" for n in ns])
+    axis.set(title=metric.label, xlabel="K (uses per batch)", ylabel="N (batches held)")
+    axis.grid(False)
+    margins(figure, left=0.2, right=0.84, bottom=0.2, top=0.88)
+    return encode(figure, alt)
+
+
+def _widened(scale: tuple[float, float]) -> tuple[float, float]:
+    low, high = scale
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return 0.0, 1.0
+    return (low, high) if high > low else (low - 0.5, high + 0.5)
+
+
+def _image(axis, cells, metric, ns, ks, norm):
+    grid = cells.pivot_table(index="n", columns="k", values=f"{metric.column}_point", dropna=False)
+    grid = grid.reindex(index=ns, columns=ks).to_numpy(dtype=float)
+    shown = np.where(np.isinf(grid), norm.vmax, grid)  # never reached: the slow end
+    axis.set_facecolor(MISSING)
+    return axis.imshow(np.ma.masked_invalid(shown), cmap=COLOURS, norm=norm, aspect="auto")
+
+
+def _annotate(axis, i, j, row, metric: Metric, norm: Normalize, why: str) -> None:
+    value = math.nan if row is None else float(row[f"{metric.column}_point"])
+    if math.isnan(value):
+        axis.add_patch(_hatch(i, j))
+        axis.text(j, i, _short_why(why), ha="center", va="center", fontsize=8, color="black")
+        return
+    lines = [fmt(value)]
+    low, high = float(row[f"{metric.column}_low"]), float(row[f"{metric.column}_high"])
+    if not (math.isnan(low) or math.isnan(high)):
+        lines.append(f"[{fmt(low)}, {fmt(high)}]")
+    lines.append(f"n={int(row['seeds'])}")
+    shade = matplotlib.colormaps[COLOURS](norm(norm.vmax if math.isinf(value) else value))
+    axis.text(
+        j, i, "\n".join(lines), ha="center", va="center", fontsize=8.5, color=_readable_on(shade)
+    )
+
+
+def _hatch(i: int, j: int) -> Rectangle:
+    return Rectangle(
+        (j - 0.5, i - 0.5), 1, 1, facecolor=MISSING, hatch="///", edgecolor="#9a9a9a", linewidth=0
+    )
+
+
+def _short_why(why: str) -> str:
+    if why.startswith("no finished episode"):
+        return "no episode\nby budget"
+    return why.replace(" / ", "\n")
+
+
+def _readable_on(rgba) -> str:
+    """Black or white text, whichever contrasts more with the cell (WCAG relative luminance)."""
+    channels = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
+    luminance = 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+    return "black" if luminance > 0.179 else "white"

@@ -1,0 +1,66 @@
+"""Synthetic results stores whose best N x K cell is known, for the verdict and --compare tests.
+
+Built from ``write_synthetic_run`` (2 envs x N{1,2,4,8} x K{1,2,4}); the curves' returns are then
+overwritten: every cell scores around ``base``, chosen cells around ``base + lift``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from suite.store import schema
+from suite.store.synthetic import NS, write_synthetic_run
+
+CARTPOLE, PONG = "CartPole-v1", "ALE/Pong-v5"
+GRID_CELLS = 2 * len(NS) * 3
+
+
+def known_truth_run(
+    path: Path,
+    seeds: int,
+    lifted: dict[tuple, float],
+    *,
+    pong_at_floor: bool = True,
+    silent: tuple = (),
+    seed: int = 0,
+) -> Path:
+    """CartPole returns ~100 (noise sd 1) plus ``lifted[(n, k)]``; Pong at -21 if asked;
+    cells in ``silent`` never finish an episode."""
+    write_synthetic_run(path, GRID_CELLS * seeds, 6, seed=seed)
+    iterations = pd.read_parquet(path / schema.ITERATIONS_FILE)
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(0.0, 1.0, size=iterations["trial_id"].nunique())
+    per_trial = dict(zip(sorted(iterations["trial_id"].unique()), noise, strict=True))
+    cartpole = iterations["env"] == CARTPOLE
+    lift = [lifted.get((n, k), 0.0) for n, k in zip(iterations["n"], iterations["k"], strict=True)]
+    values = 100.0 + np.asarray(lift) + iterations["trial_id"].map(per_trial).to_numpy()
+    returns = np.where(cartpole, values, -21.0 if pong_at_floor else values)
+    returns = np.where(iterations["iteration"] == 1, np.nan, returns)
+    for n, k in silent:
+        returns = np.where(
+            cartpole & (iterations["n"] == n) & (iterations["k"] == k), np.nan, returns
+        )
+    iterations["episode_return_mean"] = returns
+    iterations.to_parquet(path / schema.ITERATIONS_FILE, index=False)
+    return path
+
+
+def copy_as_other_run(source: Path, target: Path, run_id: str) -> Path:
+    shutil.copytree(source, target)
+    metadata_file = target / schema.RUN_METADATA_FILE
+    metadata = json.loads(metadata_file.read_text())
+    metadata["run_id"] = run_id
+    metadata_file.write_text(json.dumps(metadata))
+    return target
+
+
+def shift_returns(path: Path, env: str, n: int, k: int, by: float) -> None:
+    iterations = pd.read_parquet(path / schema.ITERATIONS_FILE)
+    chosen = (iterations["env"] == env) & (iterations["n"] == n) & (iterations["k"] == k)
+    iterations.loc[chosen, "episode_return_mean"] += by
+    iterations.to_parquet(path / schema.ITERATIONS_FILE, index=False)
