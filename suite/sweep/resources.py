@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from ray.rllib.algorithms.appo import APPO, APPOConfig
 
-SCHEDULED = ("CPU", "GPU")  # resources pre-flight reasons about; custom ones are checked too
-
 
 @dataclass(frozen=True)
 class ResourceRequest:
