@@ -1,4 +1,13 @@
-"""Which N and K for Atari? IMPACT's discrete games x N x K x seeds."""
+"""Which N and K for Atari? IMPACT's discrete games x N x K x seeds.
+
+broadcast_interval is 20, above the largest N (16). In RLlib 2.60 every broadcast_interval-th
+learner update() waits for that many learner updates (suite/aggregation.py), so with K=1 the
+buffer can only drop when broadcast_interval > N: at the Atari configs' own 5 (from RLlib's
+pong_appo.py), N=8 and N=16 could never drop at K=1 and N would not mean what it means in
+IMPACT, whose learner pulls batches asynchronously. The cost of 20: weights reach the env runner
+only every 20 learner updates. The configs' own setting (N=4, K=2, broadcast_interval=5) runs as
+a baseline cell in the laptop and full budgets, so the report shows what that cost buys.
+"""
 
 from suite.sweep.spec import Budget, Sweep
 
@@ -7,13 +16,15 @@ SWEEP = Sweep(
     description="IMPACT's discrete Atari set: N in {1,2,4,8,16} x K in {1,2,4,8}",
     question="Which circular-buffer N and K give the best return per env step and per second?",
     configs=("pong", "breakout", "space_invaders"),
-    axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8)},
+    axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8), "broadcast_interval": (20,)},
+    baselines=({"n": 4, "k": 2, "broadcast_interval": 5},),  # the configs' own, pong_appo.py's
     budgets={
         "smoke": Budget(
             env_steps=6_000,  # enough for Pong's first episodes to end (~900 steps each)
             seeds=1,
             configs=("pong", "breakout"),
             axis_values={"n": (1, 4), "k": (1, 2)},
+            with_baselines=False,
             description="8 short trials on real ALE frames: the whole pipeline in ~6 min, 2 cores",
         ),
         "laptop": Budget(
@@ -21,13 +32,14 @@ SWEEP = Sweep(
             seeds=1,
             configs=("pong",),
             axis_values={"n": (1, 4, 16), "k": (1, 2, 4, 8)},
-            description="Pong, 12 trials: buffer behaviour (drops, reuse, throughput) in ~40 min; "
-            "too few steps for returns to separate",
+            description="Pong, 12 cells + the baseline: buffer behaviour (drops, reuse, "
+            "throughput) in ~45 min; too few steps for returns to separate",
         ),
         "full": Budget(
             env_steps=10_000_000,
             seeds=5,
-            description="the real experiment: 3 games x 20 cells x 5 seeds x 10M steps (cluster)",
+            description="the real experiment: 3 games x (20 cells + the baseline) x 5 seeds x 10M "
+            "steps (cluster)",
         ),
     },
 )

@@ -1,4 +1,13 @@
-"""Which N and K for CartPole? The atari_nk question at a size a laptop answers."""
+"""Which N and K for CartPole? The atari_nk question at a size a laptop answers.
+
+broadcast_interval is 20, above the largest N (16). In RLlib 2.60 every broadcast_interval-th
+learner update() waits for that many learner updates (suite/aggregation.py), so with K=1 the
+buffer can only drop when broadcast_interval > N. At the tuned config's own setting, RLlib's
+default broadcast_interval=1, sampling and learning run in lock-step at K=1 and N changes
+nothing; 20 lets N matter in every cell, at the cost of weights reaching the env runner only
+every 20 updates. The tuned config itself (N=1, K=2, broadcast_interval=1) runs as a baseline
+cell in the laptop and full budgets, so the report shows what that cost buys.
+"""
 
 from suite.sweep.spec import Budget, Sweep
 
@@ -7,24 +16,26 @@ SWEEP = Sweep(
     description="CartPole-v1: N in {1,2,4,8,16} x K in {1,2,4,8}",
     question="Which circular-buffer N and K reach return 450 soonest on a small CPU machine?",
     configs=("cartpole",),
-    axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8)},
+    axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8), "broadcast_interval": (20,)},
+    baselines=({"n": 1, "k": 2, "broadcast_interval": 1},),  # the tuned config, RLlib's default
     budgets={
         "smoke": Budget(
             env_steps=2_000,
             seeds=1,
             axis_values={"n": (1, 4), "k": (1, 2)},
+            with_baselines=False,
             description="4 tiny trials: the whole pipeline in about two minutes",
         ),
         "laptop": Budget(
             env_steps=100_000,
             seeds=2,
             axis_values={"n": (1, 4, 16), "k": (1, 2, 4)},
-            description="9 cells x 2 seeds x 100k steps: answers within 30 min on 2 cores",
+            description="9 cells + the baseline x 2 seeds x 100k steps: within 30 min on 2 cores",
         ),
         "full": Budget(
             env_steps=1_000_000,
             seeds=5,
-            description="all 20 cells x 5 seeds x 1M steps",
+            description="all 20 cells + the baseline x 5 seeds x 1M steps",
         ),
     },
 )

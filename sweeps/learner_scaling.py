@@ -1,4 +1,9 @@
-"""How does APPO scale with learners and GPUs per learner? Pong at IMPACT's N=4, K=2."""
+"""How does APPO scale with learners and GPUs per learner? Pong at IMPACT's N=4, K=2.
+
+broadcast_interval is the pong config's 5 (RLlib's pong_appo.py): with K=2 each learner's
+aggregation wait counts updates on reused batches too, so drops depend on the rates, which is
+part of what more learners change.
+"""
 
 from suite.sweep.spec import Budget, Sweep
 

@@ -89,6 +89,10 @@ SWEEP_CASES = {
     "N negative": (["cartpole_nk", "--set", "n=-3"], ["num_batches", "positive integer"]),
     "K fractional": (["cartpole_nk", "--set", "k=1.5"], ["iterations_per_batch", "--set k="]),
     "K not a number": (["cartpole_nk", "--set", "k=two"], ["iterations_per_batch", "'two'"]),
+    "B zero": (
+        ["cartpole_nk", "--set", "broadcast_interval=0"],
+        ["broadcast_interval must be a positive integer", "--set broadcast_interval="],
+    ),
     "unknown key": (["cartpole_nk", "--set", "lr_typo=0.1"], ["unknown config key 'lr_typo'"]),
     "not KEY=VALUE": (["cartpole_nk", "--set", "n"], ["KEY=VALUE"]),
     "zero seeds": (["cartpole_nk", "--seeds", "0"], ["--seeds", "at least 1"]),

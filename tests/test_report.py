@@ -32,6 +32,7 @@ def test_every_section_is_there(html):
         "N × K heatmaps",
         "Buffer diagnostics",
         "Steady state per cell, with one piece of advice each",
+        "The aggregation window: broadcast_interval × N",
         "Scaling with learners and GPUs",
         "Failed trials",
         "All trials",

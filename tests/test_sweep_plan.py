@@ -31,14 +31,18 @@ def test_unknown_sweep_suggests_the_closest_name():
         load_sweep("atari_kn")
 
 
-def test_atari_nk_full_grid_is_games_by_n_by_k_by_seeds():
+def test_atari_nk_full_grid_is_games_by_n_by_k_by_seeds_plus_a_baseline():
     sweep = load_sweep("atari_nk")
     trials = sweep.trials("full")
-    assert len(trials) == 3 * 5 * 4 * 5
-    cells = {(t.env, t.axes["n"], t.axes["k"]) for t in trials}
-    assert len(cells) == 60
+    assert len(trials) == 3 * (5 * 4 + 1) * 5
+    cells = {(t.env, t.axes["n"], t.axes["k"], t.axes["broadcast_interval"]) for t in trials}
+    assert len(cells) == 3 * 21
     assert {t.axes["n"] for t in trials} == {1, 2, 4, 8, 16}
     assert {t.axes["k"] for t in trials} == {1, 2, 4, 8}
+    # the grid above the largest N, so N can matter; pong_appo.py's own 5 as the baseline
+    assert {t.axes["broadcast_interval"] for t in trials} == {20, 5}
+    baseline = [t.axes for t in trials if t.axes["broadcast_interval"] == 5]
+    assert {(a["n"], a["k"]) for a in baseline} == {(4, 2)}
     assert {t.env for t in trials} == {"ALE/Pong-v5", "ALE/Breakout-v5", "ALE/SpaceInvaders-v5"}
 
 
@@ -49,6 +53,53 @@ def test_budgets_thin_the_grid_and_change_steps_never_axis_meaning():
     assert set(smoke[0].axes) == set(full[0].axes)
     assert sweep.budget("smoke").env_steps < sweep.budget("laptop").env_steps
     assert sweep.budget("laptop").env_steps < sweep.budget("full").env_steps
+
+
+def test_smoke_budgets_keep_their_trial_counts_without_the_baselines():
+    assert len(load_sweep("cartpole_nk").trials("smoke")) == 4
+    assert len(load_sweep("atari_nk").trials("smoke")) == 8
+    assert len(load_sweep("cartpole_nk").trials("laptop")) == (9 + 1) * 2
+
+
+def test_a_baseline_must_set_every_axis():
+    with pytest.raises(SweepError, match="must set exactly the sweep's axes"):
+        Sweep("bad", "", ("cartpole",), {"n": (1, 2), "k": (1,)}, {}, baselines=({"n": 4},))
+
+
+def test_a_baseline_already_in_the_grid_runs_once():
+    sweep = Sweep(
+        "twice",
+        "",
+        ("cartpole",),
+        {"n": (1, 2)},
+        {"smoke": Budget(100, 1, "")},
+        baselines=({"n": 2},),
+    )
+    assert [t.axes["n"] for t in sweep.trials("smoke")] == [1, 2]
+
+
+def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
+    plan = plan_sweep(load_sweep("cartpole_nk"), "laptop", TWO_CORES, tmp_path)
+    labels = {trial.buffer_cell: trial.drops.label for trial in plan.trials}
+    assert labels[(1, 1, 20)] == "yes, B=20 > N+1"
+    assert labels[(1, 2, 1)] == "yes, rate-dependent"  # the baseline: K=2
+    assert plan.drop_warnings() == []  # every cell can drop: N can matter
+
+
+def test_aggregation_window_grid_has_cells_on_both_sides_of_the_rule(tmp_path):
+    plan = plan_sweep(load_sweep("aggregation_window"), "smoke", TWO_CORES, tmp_path)
+    assert len(plan.trials) == 12
+    cannot = {trial.buffer_cell for trial in plan.trials if not trial.drops.possible}
+    assert cannot == {(1, 1, 1), (8, 1, 1), (8, 1, 5)}
+
+
+def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
+    overrides = {"broadcast_interval": 1, "k": 1}
+    plan = plan_sweep(load_sweep("cartpole_nk"), "smoke", TWO_CORES, tmp_path, overrides=overrides)
+    assert {trial.drops.label for trial in plan.trials} == {"no, B <= N"}
+    assert plan.drop_warnings() == [
+        "cartpole: N cannot change drops here: broadcast_interval <= N with K=1"
+    ]
 
 
 def test_seeds_and_overrides_reach_every_trial():
@@ -97,7 +148,8 @@ def test_full_atari_sweep_on_a_laptop_says_it_is_far_beyond_the_machine(tmp_path
 
 
 def test_preflight_refuses_gpu_trials_on_a_cpu_only_cluster_naming_them(tmp_path):
-    plan = plan_sweep(load_sweep("learner_scaling"), "full", TWO_CORES, tmp_path)
+    # a fixed trial order: the message names the first few refused trials, in run order
+    plan = plan_sweep(load_sweep("learner_scaling"), "full", TWO_CORES, tmp_path, order_seed=0)
     with pytest.raises(PreflightError) as refused:
         check_schedulable(plan)
     message = str(refused.value)

@@ -84,11 +84,12 @@ def suite_trial(config_name="pong", env="ALE/Pong-v5", **axes) -> dict:
 
 
 def test_run_name_carries_env_n_k_learners_gpus_and_seed():
-    pong = {"env": "ALE/Pong-v5", "n": 4, "k": 2, "num_learners": 1}
-    assert run_name(pong | {"num_gpus_per_learner": 0.5, "seed": 0}) == "Pong-v5_N4_K2_L1_G0.5_s0"
-    cartpole = {"env": "CartPole-v1", "n": 1, "k": 8, "num_learners": 0}
+    pong = {"env": "ALE/Pong-v5", "n": 4, "k": 2, "broadcast_interval": 5, "num_learners": 1}
+    pong_name = run_name(pong | {"num_gpus_per_learner": 0.5, "seed": 0})
+    assert pong_name == "Pong-v5_N4_K2_B5_L1_G0.5_s0"
+    cartpole = {"env": "CartPole-v1", "n": 1, "k": 8, "broadcast_interval": 1, "num_learners": 0}
     cartpole |= {"num_gpus_per_learner": 0.0, "seed": 3}
-    assert run_name(cartpole) == "CartPole-v1_N1_K8_L0_G0_s3"
+    assert run_name(cartpole) == "CartPole-v1_N1_K8_B1_L0_G0_s3"
 
 
 def test_run_config_has_every_axis_including_unswept_ones():
@@ -200,7 +201,7 @@ def test_dashboard_definition_round_trips_and_becomes_a_workspace(tmp_path):
 
     workspace = to_workspace(definition)
     assert [s.name for s in workspace.sections] == ["Return", "Circular buffer", "Throughput"]
-    assert [g.name for g in workspace.runset_settings.groupby] == ["n", "k"]
+    assert [g.name for g in workspace.runset_settings.groupby] == ["n", "k", "broadcast_interval"]
     assert "run_id" in str(workspace.runset_settings.filters)
     line = workspace.sections[0].panels[0]
     assert line.x == "progress/env_steps" and line.y == ["return/mean"]
@@ -271,7 +272,10 @@ def test_real_appo_trials_log_schema_metrics_and_axes_offline(offline_wandb):
     assert not results.errors
 
     runs = {run.name: run for run in map(read_offline_run, offline_run_files(results_dir))}
-    assert sorted(runs) == ["CartPole-v1_N1_K2_L0_G0_s0", "CartPole-v1_N2_K2_L0_G0_s0"]
+    assert sorted(runs) == [
+        "CartPole-v1_N1_K2_B1_L0_G0_s0",
+        "CartPole-v1_N2_K2_B1_L0_G0_s0",
+    ]
     for result in results:
         trial_id = result.metrics["trial_id"]
         [run] = [run for run in runs.values() if run.config["trial_id"] == trial_id]

@@ -10,7 +10,7 @@ from suite.configs.registry import all_configs
 
 def main() -> None:
     table = Table(title="Tuned APPO configs")
-    for column in ("name", "env", "N", "K", "threshold", "expected result", "source"):
+    for column in ("name", "env", "N", "K", "B", "threshold", "expected result", "source"):
         table.add_column(column, overflow="fold")
     for tuned in all_configs():
         table.add_row(
@@ -18,6 +18,7 @@ def main() -> None:
             tuned.env,
             str(tuned.default_n),
             str(tuned.default_k),
+            str(tuned.default_broadcast_interval),
             f"{tuned.threshold:g}",
             tuned.expected,
             tuned.source,

@@ -24,6 +24,9 @@ def pong() -> APPOConfig:
     Hardware: any; defaults fit 2 CPUs (learner in the main process, 1 env runner whose 8 envs
     step in ale_py's C++ vector env, one stepping thread per CPU the env runner reserves).
     RLlib's Python wrapper stack instead: ``suite.configs.layers.atari(game, "rllib_wrappers")``.
+    broadcast_interval=5, from pong_appo.py: every 5th learner update() waits for 5 learner
+    updates (suite/aggregation.py). At K=1 only N < 5 can drop (and, in bare RLlib 2.60, hang on
+    the first drop); at the default K=2 drops depend on the rates. ``atari_nk`` sweeps N at 20.
     """
     return atari("ALE/Pong-v5")
 
@@ -35,7 +38,8 @@ def breakout() -> APPOConfig:
     Breakout in its discrete-control experiments with N=4, K=2; RLlib ships no APPO Breakout
     example.
     Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps (full), cluster scale.
-    Hardware: any; defaults fit 2 CPUs.
+    Hardware: any; defaults fit 2 CPUs. broadcast_interval=5, as ``pong``: at K=1 only N < 5 can
+    drop (suite/aggregation.py).
     """
     return atari("ALE/Breakout-v5")
 
@@ -46,7 +50,8 @@ def space_invaders() -> APPOConfig:
     Expect: no number promised yet. IMPACT (Luo et al. 2020, arXiv:1912.00167) evaluates
     SpaceInvaders in its discrete-control experiments with N=4, K=2; RLlib ships no APPO
     SpaceInvaders example. Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps
-    (full), cluster scale. Hardware: any; defaults fit 2 CPUs.
+    (full), cluster scale. Hardware: any; defaults fit 2 CPUs. broadcast_interval=5, as
+    ``pong``: at K=1 only N < 5 can drop (suite/aggregation.py).
     """
     return atari("ALE/SpaceInvaders-v5")
 
@@ -58,6 +63,8 @@ def pong_rllib() -> APPOConfig:
     wrapper stack with frame stacking in the connectors, 2 envs per env runner and 2 aggregator
     actors per learner, as that script sets them, on APPO's default 2 env runners and 1 remote
     learner. Expect: return 20 within 10M env steps (that script's stop criterion).
+    broadcast_interval=5, that script's: at its K=2 drops depend on the rates
+    (suite/aggregation.py).
     """
     return (
         atari("ALE/Pong-v5", sampler="rllib_wrappers")

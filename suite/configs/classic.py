@@ -20,6 +20,10 @@ def cartpole() -> APPOConfig:
     269 s, 4 of 5 seeds within 300 s, with about the same env steps; the suite's config wins on
     throughput, 0.36 of RLlib's wall time): row 2 of benchmarks/RESULTS.md, which also lists the
     tuning probes that chose these settings.
+    broadcast_interval=1 (RLlib's default): with K=1 sampling and learning would run in
+    lock-step and the buffer could never drop (every learner update() waits for one learner
+    update; suite/aggregation.py); at the tuned K=2 updates on reused batches release that wait,
+    so drops depend on the rates. ``cartpole_nk`` sweeps N at 20 so that N can matter.
     Run: ``python -m suite.sweep cartpole_nk --budget laptop``.
     """
     return (
@@ -47,6 +51,8 @@ def pendulum() -> APPOConfig:
     env runners x 20 envs and one learner). Not yet measured by us on this hardware.
     Hardware (as given here): 1 env runner x 20 envs, learner in the main process, 2 CPUs.
     Source: RLlib's pendulum_appo.py hyperparameters (gamma 0.95, lambda 0.5, lr 3e-4, KL loss).
+    broadcast_interval=1 (RLlib's default): at K=1 the buffer could never drop and N would change
+    nothing (suite/aggregation.py); at the default K=10 drops depend on the rates.
     """
     return (
         continuous_control()
@@ -71,6 +77,8 @@ def cartpole_rllib() -> APPOConfig:
     Expect: return 450 within 2M env steps (that script's stop criterion). Needs 4 CPUs as written
     (main process, 2 env runners, 1 learner); the benchmark declares them to Ray on a 2-core
     machine, so its wall times there include that oversubscription.
+    broadcast_interval=1 (RLlib's default, as the script leaves it): with K=2 drops depend on the
+    rates; at K=1 the buffer could never drop (suite/aggregation.py).
     """
     return (
         base_appo()

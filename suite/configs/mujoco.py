@@ -15,6 +15,8 @@ def halfcheetah() -> APPOConfig:
     which uses K=32 for HalfCheetah; RLlib and we use K=20). RLlib's example trains on one GPU with
     32 envs per env runner; here the learner runs on CPU unless a sweep sets num_gpus_per_learner.
     Not yet measured by us. Needs ``pip install -e ".[mujoco]"``.
+    broadcast_interval=1 (RLlib's default, as the script leaves it): at K=20 drops depend on the
+    rates; at K=1 the buffer could never drop (suite/aggregation.py).
     """
     return (
         continuous_control()

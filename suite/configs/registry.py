@@ -39,6 +39,10 @@ class TunedConfig:
     def default_k(self) -> int:
         return self.build().circular_buffer_iterations_per_batch
 
+    @property
+    def default_broadcast_interval(self) -> int:
+        return self.build().broadcast_interval
+
 
 TUNED_CONFIGS: tuple[TunedConfig, ...] = (
     TunedConfig(

@@ -20,6 +20,7 @@ class ConfigError(ValueError):
 AXIS_KEYS = {
     "n": "circular_buffer_num_batches",
     "k": "circular_buffer_iterations_per_batch",
+    "broadcast_interval": "broadcast_interval",
     "num_learners": "num_learners",
     "num_gpus_per_learner": "num_gpus_per_learner",
     "num_env_runners": "num_env_runners",
@@ -81,6 +82,12 @@ def validate(config: APPOConfig) -> None:
         _is_int(k) and k > 0,
         f"K (circular_buffer_iterations_per_batch) must be a positive "
         f"integer, got {k!r}: e.g. --set k=2",
+    )
+    interval = config.broadcast_interval
+    _require(
+        _is_int(interval) and interval > 0,
+        f"broadcast_interval must be a positive integer, got {interval!r}: "
+        "e.g. --set broadcast_interval=20",
     )
     learners = config.num_learners
     _require(

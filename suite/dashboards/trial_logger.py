@@ -1,9 +1,10 @@
 """A Tune callback that logs each trial as one W&B run, in the suite's ``group/name`` scheme.
 
 Project = sweep name, group = the sweep's run id, one run per trial named after its axes
-(``Pong-v5_N4_K2_L1_G0.5_s0``) with every axis in the run config, so W&B can group, filter and
-draw parallel coordinates over N, K and the learners. Metrics are the results-store row of each
-iteration renamed by ``schema.METRIC_KEYS``, never Tune's raw flattened result.
+(``Pong-v5_N4_K2_B5_L1_G0.5_s0``, B = broadcast_interval) with every axis in the run config, so
+W&B can group, filter and draw parallel coordinates over N, K, B and the learners. Metrics are
+the results-store row of each iteration renamed by ``schema.METRIC_KEYS``, never Tune's raw
+flattened result.
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ def trial_axes(trial_config: Mapping[str, Any], trial_id: str) -> dict[str, Any]
 
 
 def run_name(axes: Mapping[str, Any]) -> str:
-    """``<env>_N<n>_K<k>_L<learners>_G<gpus per learner>_s<seed>``, env without its namespace."""
+    """``<env>_N<n>_K<k>_B<broadcast_interval>_L<learners>_G<gpus per learner>_s<seed>``, env
+    without its namespace."""
     env = str(axes["env"]).rsplit("/", 1)[-1]
     return (
-        f"{env}_N{axes['n']}_K{axes['k']}_L{axes['num_learners']}"
+        f"{env}_N{axes['n']}_K{axes['k']}_B{axes['broadcast_interval']}_L{axes['num_learners']}"
         f"_G{float(axes['num_gpus_per_learner']):g}_s{axes['seed']}"
     )
 

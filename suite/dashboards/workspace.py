@@ -19,7 +19,7 @@ from typing import Any
 from suite.dashboards.settings import WandbSettings
 
 DASHBOARD_FILE = "dashboard.json"
-GROUP_BY = ["n", "k"]  # seeds of one (N, K) cell aggregate into one line
+GROUP_BY = ["n", "k", "broadcast_interval"]  # seeds of one cell aggregate into one line
 
 log = logging.getLogger(__name__)
 

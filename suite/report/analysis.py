@@ -1,6 +1,7 @@
 """Per-cell statistics from the trials table only (the verdict lives in ``verdict.py``).
 
-A cell is one env x hardware x N x K setting; its seeds are the runs the statistics pool.
+A cell is one env x hardware x N x K x broadcast_interval setting; its seeds are the runs the
+statistics pool.
 Only finished (TERMINATED) trials enter the statistics; failed ones are counted and listed.
 """
 
@@ -15,7 +16,8 @@ import pandas as pd
 from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
-CELL = ["env", *HARDWARE, "n", "k"]
+BUFFER_AXES = ["n", "k", "broadcast_interval"]
+CELL = ["env", *HARDWARE, *BUFFER_AXES]
 FINISHED = "TERMINATED"
 
 

@@ -58,23 +58,76 @@ def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
             "wait_share": sums["learner_wait_s"] / seconds,
             "steady_drop_fraction": delta["buffer_env_steps_dropped_lifetime"] / added,
             "steady_reuse": delta["buffer_env_steps_trained_lifetime"] / added,
+            "steady_batches": delta["buffer_batches_added_lifetime"] / learners,
         }
     )
     return table[table["steady_s"] > 0]
 
 
-def buffer_section(iterations: pd.DataFrame, trials: pd.DataFrame, title: str) -> dict:
+def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Per N x K x broadcast_interval cell of one env x hardware: the steady-state medians over
+    its finished trials, and the model's predictions where both rates are known (NaN elsewhere).
+    Computed once per env x hardware and shared by its settings and the aggregation section."""
+    done = analysis.finished(trials)
+    rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
+    if rows.empty:
+        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.BUFFER_AXES])
+    if steady.empty:
+        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+    numeric = steady.replace([np.inf, -np.inf], np.nan)
+    cells = numeric.groupby(analysis.BUFFER_AXES).median().reset_index()
+    cells["trials"] = steady.groupby(analysis.BUFFER_AXES).size().to_numpy()
+    usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
+    usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
+    if usable.empty:
+        return cells
+    predicted = buffer_model.predict_grid(usable)
+    columns = [*analysis.BUFFER_AXES, "predicted_drop_fraction", "predicted_reuse"]
+    return cells.merge(predicted[columns], on=analysis.BUFFER_AXES, how="left")
+
+
+def buffer_section(
+    iterations: pd.DataFrame, trials: pd.DataFrame, title: str, cells: pd.DataFrame
+) -> dict:
+    """One setting's diagnostics; ``cells``: its rows of ``steady_cells``."""
     done = analysis.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
         return {"reason": "No finished trial recorded an iteration in this setting."}
-    steady = steady_state(rows, done).join(done.set_index("trial_id")[["n", "k"]])
     return {
         "images": [_over_time(rows, title)],
         "rllib_note": _rllib_note(rows),
-        "cells": _cells(steady),
-        "reason": "" if len(steady) else _no_steady_state(rows),
+        "cells": [_cell_row(row) for row in cells.to_dict("records")],
+        "model_error": model_error_text(cells),
+        "reason": "" if len(cells) else _no_steady_state(rows),
     }
+
+
+def model_error_text(cells: pd.DataFrame) -> str:
+    """The model's largest error over ``cells`` against its stated bounds ("" without any)."""
+    if "predicted_drop_fraction" not in cells:
+        return ""
+    grid = cells.dropna(subset=["predicted_drop_fraction", "steady_drop_fraction"]).rename(
+        columns={"steady_drop_fraction": "drop_fraction", "steady_reuse": "reuse"}
+    )
+    if grid.empty:
+        return ""
+    error = buffer_model.model_error(grid)
+    found = (
+        f"The model's largest error over these {plural(len(grid), 'cell')}: drop fraction "
+        f"{error.drop_fraction:.3f} (stated bound {buffer_model.DROP_ERROR_BOUND:g}), reuse "
+        f"{error.reuse:.3f} (stated bound {buffer_model.REUSE_ERROR_BOUND:g})"
+    )
+    batches = float(grid["steady_batches"].median())
+    if batches < buffer_model.MIN_BATCHES_TO_CHECK:
+        return (
+            f"{found}; not checked against the bounds: the trials put a median of "
+            f"{fmt(batches)} batches per learner in steady state, under the "
+            f"{buffer_model.MIN_BATCHES_TO_CHECK} the model's steady state needs."
+        )
+    verdict = "within the bounds" if error.within_bounds else "OUTSIDE the stated bounds"
+    return f"{found}: {verdict}."
 
 
 def _no_steady_state(rows: pd.DataFrame) -> str:
@@ -84,24 +137,11 @@ def _no_steady_state(rows: pd.DataFrame) -> str:
     )
 
 
-def _cells(steady: pd.DataFrame) -> list[dict]:
-    if steady.empty:
-        return []
-    numeric = steady.replace([np.inf, -np.inf], np.nan)
-    cells = numeric.groupby(["n", "k"]).median().reset_index()
-    cells["trials"] = steady.groupby(["n", "k"]).size().to_numpy()
-    usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
-    usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
-    predicted = buffer_model.predict_grid(usable) if len(usable) else usable
-    return [_cell_row(row, predicted) for row in cells.to_dict("records")]
-
-
-def _cell_row(row: dict, predicted: pd.DataFrame) -> dict:
+def _cell_row(row: dict) -> dict:
     advice = buffer_model.cell_advice(
         row["steady_drop_fraction"], row["steady_reuse"], row["k"], row["wait_share"]
     )
-    match = predicted[(predicted["n"] == row["n"]) & (predicted["k"] == row["k"])]
-    model = _model_verdict(row, match.iloc[0] if len(match) else None)
+    known = pd.notna(row.get("predicted_drop_fraction", np.nan))
     return {
         "cell": f"N={row['n']:g}, K={row['k']:g}",
         "trials": int(row["trials"]),
@@ -112,7 +152,7 @@ def _cell_row(row: dict, predicted: pd.DataFrame) -> dict:
         "drop": fmt(float(row["steady_drop_fraction"])),
         "reuse": fmt(float(row["steady_reuse"])),
         "advice": advice,
-        **model,
+        **_model_verdict(row, row if known else None),
     }
 
 

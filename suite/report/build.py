@@ -9,8 +9,8 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from suite.report import analysis, budget, glossary, sections, trial_table
-from suite.report.buffer_section import buffer_section
+from suite.report import analysis, budget, glossary, sections, trial_table, window
+from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural
 from suite.report.reliability import reliability
@@ -56,9 +56,13 @@ def report_context(run: RunData) -> dict:
     cells = analysis.cell_table(trials)
     norms = normalizations(trials)
     scales = sections.heatmap_scales(cells, norms, trials)
+    steady = {
+        key: steady_cells(_of_trials(run.iterations, group), group)
+        for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
+    }
     settings = [
-        _setting(run, setting_trials, cells, scales, key)
-        for key, setting_trials in trials.groupby(["env", *analysis.HARDWARE], sort=True)
+        _setting(run, setting_trials, cells, scales, key, steady[key[:3]])
+        for key, setting_trials in trials.groupby(SETTING, sort=True)
     ]
     failed = trials[trials["status"] != analysis.FINISHED]
     return {
@@ -69,17 +73,38 @@ def report_context(run: RunData) -> dict:
         "order_warnings": trial_table.order_warnings(trials),
         "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
         "settings": settings,
+        "aggregation": [
+            _aggregation(run, group, cells, key, steady[key])
+            for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
+        ],
         "scaling": sections.scaling(trials),
-        "failed": failed[["trial_id", "env", "n", "k", "seed", "status", "error"]].to_dict(
-            "records"
-        ),
+        "failed": failed[
+            ["trial_id", "env", "n", "k", "broadcast_interval", "seed", "status", "error"]
+        ].to_dict("records"),
         "table_columns": trial_table.COLUMNS,
+        "status_column": trial_table.STATUS_COLUMN,
         "table_rows": trial_table.rows(trials),
         "order_note": trial_table.order_note(run.metadata),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
         "reliability": reliability(trials, run.metadata),
     }
+
+
+# A report section per env x hardware x broadcast_interval: each shows one N x K grid.
+HARDWARE_SETTING = ["env", *analysis.HARDWARE]
+SETTING = [*HARDWARE_SETTING, "broadcast_interval"]
+
+
+def _of_trials(frame: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["trial_id"].isin(trials["trial_id"])]
+
+
+def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
+    mask = pd.Series(True, index=frame.index)
+    for column, value in zip(columns, key, strict=True):
+        mask &= frame[column] == value
+    return frame[mask]
 
 
 def _counts(trials: pd.DataFrame) -> dict:
@@ -101,17 +126,15 @@ def _budgets_text(trials: pd.DataFrame) -> str:
     return "; ".join(f"{env} at {fmt(float(steps))} env steps" for env, steps in per_env.items())
 
 
-def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, key) -> dict:
-    env, learners, gpus = key
-    iterations = run.iterations[run.iterations["trial_id"].isin(trials["trial_id"])]
-    mine = cells[
-        (cells["env"] == env)
-        & (cells["num_learners"] == learners)
-        & (cells["num_gpus_per_learner"] == gpus)
-    ]
+def _setting(
+    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, key, steady: pd.DataFrame
+) -> dict:
+    env, learners, gpus, interval = key
+    iterations = _of_trials(run.iterations, trials)
+    mine = _matching(cells, SETTING, key)
     thresholds = trials["threshold"].dropna()
     threshold = float(thresholds.iloc[0]) if len(thresholds) else None
-    title = f"{env} · {learners_text(learners, gpus)}"
+    title = f"{env} · {learners_text(learners, gpus)} · broadcast_interval {interval:g}"
     missing = {
         (n, k): why_missing(group)
         for (n, k), group in trials.groupby(["n", "k"])
@@ -125,8 +148,25 @@ def _setting(run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, ke
         "evidence": evidence_section(trials, title),
         "curves": sections.learning_curves(iterations, trials, threshold, title),
         "heatmaps": sections.heatmaps(mine, missing, scales, env, title),
-        "buffer": buffer_section(iterations, trials, title),
+        "buffer": buffer_section(
+            iterations, trials, title, _matching(steady, ["broadcast_interval"], (interval,))
+        ),
         "settings_note": _rate_settings(trials),
+    }
+
+
+def _aggregation(
+    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key, steady: pd.DataFrame
+) -> dict:
+    env, learners, gpus = key
+    title = f"{env} · {learners_text(learners, gpus)}"
+    mine = _matching(cells, HARDWARE_SETTING, key)
+    releases = window.guard_releases(run.iterations, trials)
+    mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
+    return {
+        "title": title,
+        "model_error": model_error_text(steady),
+        **window.aggregation_section(mine, title),
     }
 
 

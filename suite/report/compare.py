@@ -54,7 +54,7 @@ def unmatched_cells(cells_a: pd.DataFrame, cells_b: pd.DataFrame, a_name, b_name
     for keys, name in ((keys_a - keys_b, a_name), (keys_b - keys_a, b_name)):
         for key in sorted(keys):
             cell = dict(zip(analysis.CELL, key, strict=True))
-            found.append(f"{cell['env']} · {describe_cell(cell, True)} (only in {name})")
+            found.append(f"{cell['env']} · {describe_cell(cell, True, True)} (only in {name})")
     return found
 
 
@@ -101,7 +101,7 @@ def _display(row: dict) -> dict:
     delta = row["b"][0] - row["a"][0] if not pd.isna([row["a"][0], row["b"][0]]).any() else None
     css = {MOVED: "moved", UNJUDGED: "unjudged"}.get(row["judgement"], "")
     return {
-        "cell": f"{row['env']} · {describe_cell(row, True)}",
+        "cell": f"{row['env']} · {describe_cell(row, True, True)}",
         "metric": row["metric"],
         "a": text(row["a"]),
         "b": text(row["b"]),

@@ -37,39 +37,48 @@ def evidence_section(trials: pd.DataFrame, title: str) -> dict:
     return {"images": images, "improvements": _improvement_rows(improvements)}
 
 
-def _scores(trials: pd.DataFrame) -> dict[tuple, np.ndarray]:
+def _scores(trials: pd.DataFrame, varies: bool | None = None) -> dict[tuple, np.ndarray]:
+    """Per (N, K, broadcast_interval) cell; the interval is None where it does not vary."""
     done = analysis.finished(trials)
+    if varies is None:
+        varies = done["broadcast_interval"].nunique() > 1
     found = {}
-    for (n, k), group in done.groupby(["n", "k"], sort=True):
+    for (n, k, interval), group in done.groupby(analysis.BUFFER_AXES, sort=True):
         values = group[analysis.FINAL_RETURN.column].dropna().to_numpy(float)
         if values.size:
-            found[(n, k)] = values
+            found[(n, k, interval if varies else None)] = values
     return found
 
 
 def _over_k1(scores: dict[tuple, np.ndarray]) -> dict[tuple, Interval]:
     """P(cell > the same N with K=1), with its CI, for every cell that has such a baseline."""
     return {
-        (n, k): probability_of_improvement_ci([values], [scores[(n, 1)]])
-        for (n, k), values in scores.items()
-        if k != 1 and (n, 1) in scores
+        (n, k, b): probability_of_improvement_ci([values], [scores[(n, 1, b)]])
+        for (n, k, b), values in scores.items()
+        if k != 1 and (n, 1, b) in scores
     }
 
 
 def _improvement_rows(improvements: dict[tuple, Interval]) -> list[dict]:
     return [
         {
-            "cell": f"N={n:g}, K={k:g}",
-            "baseline": f"N={n:g}, K=1",
+            "cell": _label(cell),
+            "baseline": _label((cell[0], 1, cell[2])),
             "value": fmt(found.point),
             "ci": f"{fmt(found.low)} to {fmt(found.high)}" if found.known else "no CI (< 2 seeds)",
         }
-        for (n, k), found in sorted(improvements.items())
+        for cell, found in sorted(improvements.items(), key=_order)
     ]
 
 
+def _order(item) -> tuple:
+    (n, k, interval), _ = item
+    return n, k, interval or 0
+
+
 def _label(cell: tuple) -> str:
-    return f"N={cell[0]:g}, K={cell[1]:g}"
+    n, k, interval = cell
+    return f"N={n:g}, K={k:g}" + ("" if interval is None else f", interval {interval:g}")
 
 
 @figures.styled
@@ -121,7 +130,7 @@ def _improvement_panel(axis, improvements) -> None:
         )
         axis.set(title="P(improvement) over K=1", xticks=[], yticks=[])
         return
-    cells = sorted(improvements)
+    cells = [cell for cell, _ in sorted(improvements.items(), key=_order)]
     for row, cell in enumerate(cells):
         found = improvements[cell]
         if found.known:
@@ -151,7 +160,8 @@ def _profile_panel(axis, scores, intervals) -> None:
 def pooled_evidence(trials: pd.DataFrame, norms: dict) -> dict:
     """Across envs, on normalized returns: IQM with its CI stratified by env (each env's seeds
     as dots) and the performance profile averaged over envs, for cells every env has."""
-    per_env = {env: _scores(group) for env, group in trials.groupby("env", sort=True)}
+    varies = analysis.finished(trials)["broadcast_interval"].nunique() > 1
+    per_env = {env: _scores(group, varies) for env, group in trials.groupby("env", sort=True)}
     shared = sorted(set.intersection(*(set(cells) for cells in per_env.values())))
     if len(per_env) < 2 or not shared:
         return {"reason": "No N×K cell has a return at the budget on every env."}

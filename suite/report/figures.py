@@ -183,3 +183,51 @@ def predicted_vs_measured(grid: pd.DataFrame, alt: str) -> Image:
         axis.legend(loc="upper left")
     margins(figure, left=0.1, wspace=0.35)
     return encode(figure, alt)
+
+
+@styled
+def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
+    """A row per K: drop fraction, reuse and env steps/s against broadcast_interval, a line per
+    N (7.6 in wide: fits an 800 px window unscaled)."""
+    panels = (
+        ("drop_fraction_point", "drop fraction"),
+        ("reuse_point", "reuse"),
+        ("mean_env_steps_per_s_point", "env steps/s"),
+    )
+    ks = sorted(cells["k"].unique())
+    intervals = sorted(cells["broadcast_interval"].unique())
+    ns = sorted(cells["n"].unique())
+    colours = dict(zip(ns, matplotlib.colormaps["tab10"](np.arange(len(ns)) % 10), strict=True))
+    height = 0.8 + 2.3 * len(ks)
+    figure = Figure(figsize=(7.6, height))
+    axes = figure.subplots(len(ks), len(panels), squeeze=False)
+    for row, k in enumerate(ks):
+        at_k = cells[cells["k"] == k]
+        for axis, (column, label) in zip(axes[row], panels, strict=True):
+            for n, group in at_k.groupby("n"):
+                group = group.sort_values("broadcast_interval")
+                axis.plot(
+                    group["broadcast_interval"],
+                    group[column],
+                    marker="o",
+                    color=colours[n],
+                    label=f"N={n:g}",
+                )
+            axis.set_xscale("log")
+            axis.set_xticks(intervals, [f"{b:g}" for b in intervals])
+            axis.minorticks_off()
+            axis.set_title(f"K={k:g}: {label}")
+            if row == len(ks) - 1:
+                axis.set_xlabel("broadcast_interval")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="upper center", ncol=len(ns), frameon=False)
+    margins(
+        figure,
+        left=0.09,
+        right=0.98,
+        bottom=0.55 / height,
+        top=1 - 0.55 / height,
+        wspace=0.42,
+    )
+    figure.subplots_adjust(hspace=0.5)
+    return encode(figure, alt)

@@ -52,8 +52,10 @@ def learners_text(num_learners: float, gpus_per_learner: float) -> str:
     return f"{learners}, {gpus}"
 
 
-def describe_cell(key: dict, with_hardware: bool = False) -> str:
+def describe_cell(key: dict, with_hardware: bool = False, with_interval: bool = False) -> str:
     text = f"N={key['n']:g}, K={key['k']:g}"
+    if with_interval:
+        text += f", broadcast_interval={key['broadcast_interval']:g}"
     if with_hardware:
         text += f" ({learners_text(key['num_learners'], key['num_gpus_per_learner'])})"
     return text

@@ -3,7 +3,16 @@
 TERMS = [
     ("N", "circular_buffer_num_batches: how many train batches the learner's buffer holds."),
     ("K", "circular_buffer_iterations_per_batch: the most times one batch is trained on."),
-    ("cell", "one setting of env × learners × N × K; its seeds are the runs pooled."),
+    (
+        "broadcast_interval",
+        "every broadcast_interval-th learner update() call waits for that many learner updates "
+        "(RLlib 2.60's aggregation window); it decides whether the buffer can drop at all.",
+    ),
+    (
+        "cell",
+        "one setting of env × learners × N × K × broadcast_interval; its seeds are the runs "
+        "pooled.",
+    ),
     (
         "budget",
         "the env-step count every trial is read at: the run's planned env steps, or "

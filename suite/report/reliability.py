@@ -19,7 +19,7 @@ DEADLOCK_EXPLAINED = (
     "where plain RLlib 2.60 would have hung. benchmarks/repro/circular_buffer_deadlock.py "
     "reproduces it with plain RLlib."
 )
-CELL = ["env", "n", "k", "num_learners", "num_gpus_per_learner"]
+CELL = ["env", "n", "k", "broadcast_interval", "num_learners", "num_gpus_per_learner"]
 
 
 def reliability(trials: pd.DataFrame, metadata: dict) -> dict:

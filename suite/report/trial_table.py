@@ -24,6 +24,7 @@ COLUMNS = [  # (column, header, shown below 900 px)
     ("env", "env", True),
     ("n", "N", True),
     ("k", "K", True),
+    ("broadcast_interval", "broadcast interval", False),
     ("learners", "learners", False),
     ("seed", "seed", True),
     ("sampling", "env runners × envs, fragment", False),
@@ -37,6 +38,7 @@ COLUMNS = [  # (column, header, shown below 900 px)
     ("reuse", "reuse", False),
     ("error", "error", False),
 ]
+STATUS_COLUMN = [column for column, _, _ in COLUMNS].index("status")
 ORDER_TRACKING_RHO = 0.7  # |Spearman rho| of throughput vs run order that draws a warning
 MIN_TRIALS_FOR_ORDER = 4
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from suite.aggregation import N_CANNOT_MATTER, n_cannot_matter
 from suite.report import analysis
 from suite.report.formatting import describe_cell, fmt, plural
 from suite.report.normalize import Normalization, normalization
 from suite.report.verdict import CellScores, Context, judge
 
-AXES = [*analysis.HARDWARE, "n", "k"]
+AXES = [*analysis.HARDWARE, *analysis.BUFFER_AXES]
 STATUS_WHY = {"ERROR": "failed", "STALLED": "stalled", "RUNNING": "did not finish"}
 
 
@@ -21,13 +22,14 @@ def normalizations(trials: pd.DataFrame) -> dict[str, Normalization]:
 def verdicts(trials: pd.DataFrame) -> list[dict]:
     """Per env, then across envs when the run has several; each says how sure it is and why."""
     with_hardware = any(trials[axis].nunique() > 1 for axis in analysis.HARDWARE)
+    with_interval = trials["broadcast_interval"].nunique() > 1
     norms = normalizations(trials)
     items = [
-        _env_verdict(env, group, norms[env], with_hardware)
+        _env_verdict(env, group, norms[env], with_hardware, with_interval)
         for env, group in trials.groupby("env", sort=True)
     ]
     if len(norms) > 1:
-        items.append(_pooled_verdict(trials, norms, with_hardware))
+        items.append(_pooled_verdict(trials, norms, with_hardware, with_interval))
     return items
 
 
@@ -48,10 +50,12 @@ def budget_text(trials: pd.DataFrame) -> str:
     return f"{fmt(float(steps.iloc[0]))} env steps" if len(steps) else "the budget"
 
 
-def cell_scores(env_trials: pd.DataFrame, with_hardware: bool) -> dict[tuple, CellScores]:
+def cell_scores(
+    env_trials: pd.DataFrame, with_hardware: bool, with_interval: bool = False
+) -> dict[tuple, CellScores]:
     cells = {}
     for key, group in env_trials.groupby(AXES, sort=True):
-        label = describe_cell(dict(zip(AXES, key, strict=True)), with_hardware)
+        label = describe_cell(dict(zip(AXES, key, strict=True)), with_hardware, with_interval)
         scores = analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy()
         cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
     return cells
@@ -67,16 +71,30 @@ def why_missing(group: pd.DataFrame) -> str:
     return f"no finished episode by {budget_text(group)}{late}"
 
 
-def _env_verdict(env, env_trials, norm: Normalization, with_hardware) -> dict:
+def _env_verdict(env, env_trials, norm: Normalization, with_hardware, with_interval) -> dict:
     threshold = _threshold(env_trials)
     context = Context(norm.floor, norm.ceiling, threshold, budget_text(env_trials), fmt)
-    found = judge(list(cell_scores(env_trials, with_hardware).values()), context)
+    cells = cell_scores(env_trials, with_hardware, with_interval)
+    found = judge(list(cells.values()), context)
     return {
         "scope": env,
         "verdict": found,
         "basis": f"return at {budget_text(env_trials)}, IQM over seeds",
         "threshold_note": _threshold_note(env_trials, threshold),
+        "notes": drop_notes(env_trials),
     }
+
+
+def drop_notes(env_trials: pd.DataFrame) -> list[str]:
+    """Where this env's trials vary N but no cell can drop a batch (``suite.aggregation``)."""
+    done = analysis.finished(env_trials).drop_duplicates(analysis.BUFFER_AXES)
+    cells = [(int(r.n), int(r.k), int(r.broadcast_interval)) for r in done.itertuples()]
+    if not n_cannot_matter(cells):
+        return []
+    return [
+        f"{N_CANNOT_MATTER}. No cell can drop a batch, so any difference between its N values "
+        "comes from something else (staleness, noise); see the aggregation window section."
+    ]
 
 
 def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
@@ -90,15 +108,16 @@ def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
     )
 
 
-def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware) -> dict:
+def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware, with_interval) -> dict:
     per_env = {
-        env: cell_scores(group, with_hardware) for env, group in trials.groupby("env", sort=True)
+        env: cell_scores(group, with_hardware, with_interval)
+        for env, group in trials.groupby("env", sort=True)
     }
     keys = sorted(set.union(*(set(cells) for cells in per_env.values())))
     cells = []
     for key in keys:
         parts = {env: cells_of.get(key) for env, cells_of in per_env.items()}
-        label = describe_cell(dict(zip(AXES, key, strict=True)), with_hardware)
+        label = describe_cell(dict(zip(AXES, key, strict=True)), with_hardware, with_interval)
         lacking = [env for env, part in parts.items() if part is None or part.missing_why]
         tasks = [norms[env](part.tasks[0]) for env, part in parts.items() if env not in lacking]
         why = f"no score on {', '.join(lacking)}" if lacking else ""
@@ -112,4 +131,5 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware) -> d
         "basis": "normalized return at the budget, IQM over all envs' seeds, "
         "bootstrap stratified by env; " + "; ".join(sorted(names)),
         "threshold_note": "",
+        "notes": [],
     }

@@ -41,7 +41,8 @@ def load_run(results_dir: str | Path) -> RunData:
     path = Path(results_dir)
     _check_folder(path)
     metadata = _read_metadata(path / schema.RUN_METADATA_FILE)
-    tables = {name: _read_table(path / name, columns) for name, columns in _TABLES.items()}
+    older = _older_intervals(path)
+    tables = {name: _read_table(path / name, columns, older) for name, columns in _TABLES.items()}
     trials = tables[schema.TRIALS_FILE]
     if trials.empty:
         raise StoreError(f"{path / schema.TRIALS_FILE} has no trials; run a sweep into {path}")
@@ -86,7 +87,23 @@ def _read_metadata(file: Path) -> dict:
     return metadata
 
 
-def _read_table(file: Path, columns: dict[str, str]) -> pd.DataFrame:
+def _older_intervals(path: Path) -> dict[str, int]:
+    """Per trial, ``broadcast_interval`` from its config.json: runs written before it became an
+    axis column have it only there."""
+    found = {}
+    for config in (path / schema.TRIAL_CONFIG_DIR).glob("*/config.json"):
+        try:
+            resolved = json.loads(config.read_text()).get("resolved_config", {})
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            continue  # then the column check names the table that lacks the column
+        if "broadcast_interval" in resolved:
+            found[config.parent.name] = resolved["broadcast_interval"]
+    return found
+
+
+def _read_table(
+    file: Path, columns: dict[str, str], older_intervals: dict[str, int]
+) -> pd.DataFrame:
     try:
         table = pd.read_parquet(file)
     except (pa.ArrowException, OSError, ValueError) as error:
@@ -94,6 +111,10 @@ def _read_table(file: Path, columns: dict[str, str]) -> pd.DataFrame:
         raise StoreError(
             f"{file} is corrupt or truncated ({reason}); rerun the sweep or delete the file"
         ) from None
+    interval = "broadcast_interval"
+    backfill = interval in columns and interval not in table.columns and "trial_id" in table
+    if backfill and set(table["trial_id"]) <= older_intervals.keys():
+        table[interval] = table["trial_id"].map(older_intervals)
     for name in schema.LATER_COLUMNS & set(columns) - set(table.columns):
         table[name] = float("nan")
     missing = [name for name in columns if name not in table.columns]

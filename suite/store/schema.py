@@ -29,6 +29,8 @@ AXIS_COLUMNS: dict[str, str] = {
     "env": "gymnasium env id, e.g. ALE/Pong-v5",
     "n": "circular_buffer_num_batches (N): batches the buffer holds",
     "k": "circular_buffer_iterations_per_batch (K): max uses per batch",
+    "broadcast_interval": "RLlib broadcast_interval: every this-many learner update() calls wait "
+    "for as many learner-thread updates (the aggregation window; see suite/aggregation.py)",
     "num_learners": "RLlib num_learners (0 = learner in the main process)",
     "num_gpus_per_learner": "GPUs requested per learner (may be fractional)",
     "num_env_runners": "remote env runners",

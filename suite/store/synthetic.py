@@ -77,6 +77,7 @@ def _trial_axes(n_trials: int, learners: tuple, gpus: tuple) -> pd.DataFrame:
                 "env": env.name,
                 "n": n,
                 "k": k,
+                "broadcast_interval": 20,  # above every N: any cell may drop
                 "num_learners": num_learners,
                 "num_gpus_per_learner": float(gpus_per_learner),
                 "num_env_runners": 2,
@@ -250,5 +251,6 @@ def _write_trial_configs(path: Path, axes: pd.DataFrame) -> None:
         config = {
             "circular_buffer_num_batches": row["n"],
             "circular_buffer_iterations_per_batch": row["k"],
+            "broadcast_interval": row["broadcast_interval"],
         }
         (folder / "config.json").write_text(json.dumps({"config": config, "trial": row}))

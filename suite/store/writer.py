@@ -48,6 +48,7 @@ def trial_axes(
         "env": spec["env"],
         "n": config.circular_buffer_num_batches,
         "k": config.circular_buffer_iterations_per_batch,
+        "broadcast_interval": config.broadcast_interval,
         "num_learners": config.num_learners,
         "num_gpus_per_learner": float(config.num_gpus_per_learner),
         "num_env_runners": config.num_env_runners,

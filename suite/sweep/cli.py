@@ -214,6 +214,8 @@ def print_plan(plan: Plan, console: Console) -> None:
         "env",
         "N",
         "K",
+        "B",
+        "drops possible",
         "learners",
         "GPUs/learner",
         "env runners",
@@ -229,6 +231,8 @@ def print_plan(plan: Plan, console: Console) -> None:
             trial.spec.env,
             str(config.circular_buffer_num_batches),
             str(config.circular_buffer_iterations_per_batch),
+            str(config.broadcast_interval),
+            trial.drops.label,
             str(config.num_learners),
             f"{config.num_gpus_per_learner:g}",
             str(config.num_env_runners),
@@ -237,8 +241,19 @@ def print_plan(plan: Plan, console: Console) -> None:
             format_duration(trial.estimate.seconds),
         )
     console.print(table)
+    console.print(
+        "B = broadcast_interval. Drops possible: with K=1 only when B > N (each aggregation "
+        "wait empties the buffer), in practice B >= N+2; with K>1 they depend on the rates "
+        "(suite/aggregation.py)."
+    )
+    print_drop_warnings(plan, console)
     console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")
     console.print(f"Estimate: {plan.estimate_line()}")
+
+
+def print_drop_warnings(plan: Plan, console: Console) -> None:
+    for line in plan.drop_warnings():
+        console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:

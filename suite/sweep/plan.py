@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ray.rllib.algorithms.appo import APPOConfig
 
+from suite.aggregation import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
 from suite.configs.resolve import resolve
 from suite.sweep.estimate import (
     FAR_BEYOND_S,
@@ -43,6 +44,16 @@ class PlannedTrial:
     request: ResourceRequest
     estimate: TrialEstimate
 
+    @property
+    def buffer_cell(self) -> tuple[int, int, int]:
+        config = self.config
+        n, k = config.circular_buffer_num_batches, config.circular_buffer_iterations_per_batch
+        return n, k, config.broadcast_interval
+
+    @property
+    def drops(self) -> DropRule:
+        return drop_rule(*self.buffer_cell)
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -62,6 +73,15 @@ class Plan:
     @property
     def total_seconds(self) -> float:
         return sweep_seconds([t.estimate.seconds for t in self.trials], self.concurrency)
+
+    def drop_warnings(self) -> list[str]:
+        """One line per config whose trials vary N where no cell can ever drop a batch."""
+        lines = []
+        for config_name in dict.fromkeys(t.spec.config_name for t in self.trials):
+            cells = [t.buffer_cell for t in self.trials if t.spec.config_name == config_name]
+            if n_cannot_matter(cells):
+                lines.append(f"{config_name}: {N_CANNOT_MATTER}")
+        return lines
 
     def estimate_line(self) -> str:
         seconds = self.total_seconds

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from suite.store.schema import RUN_METADATA_FILE
-from suite.sweep.cli import print_plan
+from suite.sweep.cli import print_drop_warnings, print_plan
 from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.estimate import format_duration
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
@@ -54,6 +54,7 @@ def run_command(
     if args.dry_run:
         return 0
     console.print(f"Plan: {plan.estimate_line()}")
+    print_drop_warnings(plan, console)
     run_dir = new_run_dir(options.results_root, sweep.name)
     console.print(f"Writing to {run_dir}")
     _route_logs(run_dir, console)

@@ -16,6 +16,7 @@ from suite.configs.registry import UnknownNameError, get_config, unknown_name_er
 AXES = (
     "n",
     "k",
+    "broadcast_interval",
     "num_learners",
     "num_gpus_per_learner",
     "num_env_runners",
@@ -38,6 +39,7 @@ class Budget:
     axis_values: Mapping[str, tuple] = field(default_factory=dict)
     configs: tuple[str, ...] | None = None  # a subset of the sweep's configs
     max_trial_s: float | None = None  # wall-time stop per trial, as a safety net
+    with_baselines: bool = True  # run the sweep's baseline cells too
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class Sweep:
     budgets: Mapping[str, Budget]
     question: str = ""  # what the sweep answers, shown by --list
     settings: Mapping[str, Any] = field(default_factory=dict)  # fixed config settings, all trials
+    # Single cells outside the grid, e.g. RLlib's own setting to compare the grid against; each
+    # sets every axis of the sweep.
+    baselines: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         for name in self.configs:
@@ -84,6 +89,12 @@ class Sweep:
         unknown = set(self.axes) - set(AXES)
         if unknown:
             raise SweepError(f"sweep {self.name!r}: unknown axes {sorted(unknown)}; known: {AXES}")
+        for cell in self.baselines:
+            if set(cell) != set(self.axes):
+                raise SweepError(
+                    f"sweep {self.name!r}: baseline {dict(cell)} must set exactly the sweep's "
+                    f"axes {sorted(self.axes)}"
+                )
         for budget_name, budget in self.budgets.items():
             self._check_budget(budget_name, budget)
 
@@ -109,7 +120,8 @@ class Sweep:
         seeds: int | None = None,
         overrides: Mapping[str, Any] | None = None,
     ) -> list[TrialSpec]:
-        """The grid: configs x axis values x seeds, at the budget's density."""
+        """The grid: configs x (axis values, plus baseline cells) x seeds, at the budget's
+        density."""
         budget = self.budget(budget_name)
         axis_values = {
             axis: budget.axis_values.get(axis, values) for axis, values in self.axes.items()
@@ -117,13 +129,19 @@ class Sweep:
         num_seeds = budget.seeds if seeds is None else seeds
         if num_seeds < 1:
             raise SweepError(f"--seeds must be at least 1, got {num_seeds}")
+        cells = [
+            dict(zip(axis_values, values, strict=True))
+            for values in itertools.product(*axis_values.values())
+        ]
+        if budget.with_baselines:
+            cells += [dict(cell) for cell in self.baselines if dict(cell) not in cells]
+        settings = dict(self.settings) | dict(overrides or {})
         specs = []
         for config_name in budget.configs or self.configs:
             env = get_config(config_name).env
-            for values in itertools.product(*axis_values.values()):
+            for cell in cells:
                 for seed in range(num_seeds):
-                    axes = dict(zip(axis_values, values, strict=True)) | {"seed": seed}
-                    settings = dict(self.settings) | dict(overrides or {})
+                    axes = cell | {"seed": seed}
                     specs.append(
                         TrialSpec(self.name, budget_name, config_name, env, axes, settings)
                     )
