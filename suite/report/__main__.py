@@ -5,17 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from suite.argtypes import EXIT_BAD_INPUT, OneLineParser
 from suite.report.build import build_report
 from suite.report.compare import build_comparison
-
-EXIT_BAD_INPUT = 2
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Usage errors as one line on stderr (argparse prints the whole usage block)."""
-
-    def error(self, message: str) -> None:
-        self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -9,50 +9,20 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
+from suite.argtypes import (
+    EXIT_BAD_INPUT,
+    OneLineParser,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
 from suite.ray_internals import warn_if_unchecked_ray
-from suite.sweep.catalog import load_sweep, sweep_names
-from suite.sweep.estimate import format_duration
+from suite.sweep.catalog import load_sweep
 from suite.sweep.logs import quiet_before_run
-from suite.sweep.plan import Plan
 from suite.sweep.runner import RunOptions
-
-EXIT_BAD_INPUT = 2
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
-    return value
-
-
-def _whole_number(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    return _whole_number(text, least=1)
-
-
-def non_negative_int(text: str) -> int:
-    return _whole_number(text, least=0)
+from suite.sweep.tables import print_sweeps
 
 
 def parser() -> argparse.ArgumentParser:
@@ -192,68 +162,6 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         stall_timeout_s=args.stall_timeout,
         progress_interval_s=args.progress_interval,
     )
-
-
-def print_sweeps(console: Console) -> None:
-    table = Table(title="Sweeps")
-    for column in ("name", "question", "budgets (trials x env steps)"):
-        table.add_column(column, overflow="fold")
-    for name in sweep_names():
-        sweep = load_sweep(name)
-        budgets = "; ".join(
-            f"{b}: {len(sweep.trials(b))} x {sweep.budget(b).env_steps:,}" for b in sweep.budgets
-        )
-        table.add_row(name, sweep.question or sweep.description, budgets)
-    console.print(table)
-
-
-def print_plan(plan: Plan, console: Console) -> None:
-    table = Table(title=f"{plan.sweep.name} ({plan.budget}): {len(plan.trials)} trials")
-    for column in (
-        "#",
-        "env",
-        "N",
-        "K",
-        "B",
-        "drops possible",
-        "learners",
-        "GPUs/learner",
-        "env runners",
-        "seed",
-        "resources (bundles)",
-        "est.",
-    ):
-        table.add_column(column, overflow="fold")
-    for trial in plan.trials:
-        config = trial.config
-        table.add_row(
-            str(trial.index),
-            trial.spec.env,
-            str(config.circular_buffer_num_batches),
-            str(config.circular_buffer_iterations_per_batch),
-            str(config.broadcast_interval),
-            trial.drops.label,
-            str(config.num_learners),
-            f"{config.num_gpus_per_learner:g}",
-            str(config.num_env_runners),
-            str(trial.spec.axes["seed"]),
-            trial.request.describe(),
-            format_duration(trial.estimate.seconds),
-        )
-    console.print(table)
-    console.print(
-        "B = broadcast_interval. Drops possible: with K=1 only when B > N (each aggregation "
-        "wait empties the buffer), in practice B >= N+2; with K>1 they depend on the rates "
-        "(suite/aggregation.py)."
-    )
-    print_drop_warnings(plan, console)
-    console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")
-    console.print(f"Estimate: {plan.estimate_line()}")
-
-
-def print_drop_warnings(plan: Plan, console: Console) -> None:
-    for line in plan.drop_warnings():
-        console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:

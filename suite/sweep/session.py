@@ -13,7 +13,6 @@ from pathlib import Path
 from rich.console import Console
 
 from suite.store.schema import RUN_METADATA_FILE
-from suite.sweep.cli import print_drop_warnings, print_plan
 from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.estimate import format_duration
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
@@ -29,6 +28,7 @@ from suite.sweep.runner import (
     start,
 )
 from suite.sweep.spec import Sweep
+from suite.sweep.tables import print_drop_warnings, print_plan
 
 
 def run_command(

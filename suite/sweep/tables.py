@@ -1,0 +1,72 @@
+"""The sweep command's tables: the sweeps there are (--list) and a planned sweep (--dry-run)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from suite.sweep.catalog import load_sweep, sweep_names
+from suite.sweep.estimate import format_duration
+from suite.sweep.plan import Plan
+
+
+def print_sweeps(console: Console) -> None:
+    table = Table(title="Sweeps")
+    for column in ("name", "question", "budgets (trials x env steps)"):
+        table.add_column(column, overflow="fold")
+    for name in sweep_names():
+        sweep = load_sweep(name)
+        budgets = "; ".join(
+            f"{b}: {len(sweep.trials(b))} x {sweep.budget(b).env_steps:,}" for b in sweep.budgets
+        )
+        table.add_row(name, sweep.question or sweep.description, budgets)
+    console.print(table)
+
+
+def print_plan(plan: Plan, console: Console) -> None:
+    table = Table(title=f"{plan.sweep.name} ({plan.budget}): {len(plan.trials)} trials")
+    for column in (
+        "#",
+        "env",
+        "N",
+        "K",
+        "B",
+        "drops possible",
+        "learners",
+        "GPUs/learner",
+        "env runners",
+        "seed",
+        "resources (bundles)",
+        "est.",
+    ):
+        table.add_column(column, overflow="fold")
+    for trial in plan.trials:
+        config = trial.config
+        table.add_row(
+            str(trial.index),
+            trial.spec.env,
+            str(config.circular_buffer_num_batches),
+            str(config.circular_buffer_iterations_per_batch),
+            str(config.broadcast_interval),
+            trial.drops.label,
+            str(config.num_learners),
+            f"{config.num_gpus_per_learner:g}",
+            str(config.num_env_runners),
+            str(trial.spec.axes["seed"]),
+            trial.request.describe(),
+            format_duration(trial.estimate.seconds),
+        )
+    console.print(table)
+    console.print(
+        "B = broadcast_interval. Drops possible: with K=1 only when B > N (each aggregation "
+        "wait empties the buffer), in practice B >= N+2; with K>1 they depend on the rates "
+        "(suite/aggregation.py)."
+    )
+    print_drop_warnings(plan, console)
+    console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")
+    console.print(f"Estimate: {plan.estimate_line()}")
+
+
+def print_drop_warnings(plan: Plan, console: Console) -> None:
+    for line in plan.drop_warnings():
+        console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)
