@@ -70,7 +70,9 @@ def report_context(run: RunData) -> dict:
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "verdicts": verdicts(trials),
-        "order_warnings": trial_table.order_warnings(trials),
+        "order_warnings": trial_table.order_warnings(
+            trials, shuffled=run.metadata.get("trial_order_seed") is not None
+        ),
         "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
         "settings": settings,
         "aggregation": [

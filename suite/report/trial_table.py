@@ -78,8 +78,16 @@ def with_run_order(trials: pd.DataFrame, details: pd.DataFrame) -> pd.DataFrame:
     return merged
 
 
-def order_warnings(trials: pd.DataFrame) -> list[str]:
-    """Per env: warn when throughput rises or falls with run order (drift, warm caches)."""
+def order_warnings(trials: pd.DataFrame, shuffled: bool = False) -> list[str]:
+    """Per env: warn when throughput rises or falls with run order (drift, warm caches).
+    ``shuffled``: the run's trial order was shuffled, so drift spreads over the cells at random."""
+    advice = (
+        "The order was shuffled, so this drift lands on cells at random: run more seeds before "
+        "reading throughput."
+        if shuffled
+        else "Shuffle trial order (the runner does from now on) and run more seeds before "
+        "reading throughput."
+    )
     warnings = []
     for env, group in trials[trials["status"] == "TERMINATED"].groupby("env", sort=True):
         pair = group[["run_order", "mean_env_steps_per_s"]].dropna()
@@ -91,8 +99,7 @@ def order_warnings(trials: pd.DataFrame) -> list[str]:
             warnings.append(
                 f"{env}: throughput {trend} with run order (Spearman ρ = {rho:.2f} over "
                 f"{len(pair)} trials), so differences in env steps/s between cells may be the "
-                "machine warming up or drifting rather than N or K. Shuffle trial order "
-                "(the runner does from now on) and run more seeds before reading throughput."
+                f"machine warming up or drifting rather than N or K. {advice}"
             )
     return warnings
 
