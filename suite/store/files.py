@@ -36,3 +36,8 @@ def write_json(path: Path, data: Any) -> None:
 
 def write_text(path: Path, text: str) -> None:
     _replace_atomically(path, lambda tmp: Path(tmp).write_text(text))
+
+
+def count_stalls(trial_dir: Path) -> int:
+    """Stalls of a trial so far: one ``stall-<n>.txt`` (the watchdog's stacks) each."""
+    return len(list(Path(trial_dir).glob("stall-*.txt")))

@@ -24,7 +24,7 @@ from suite.collect.rows import iteration_row, learner_rows
 from suite.configs.registry import get_config
 from suite.configs.resolve import resolve, to_serializable
 from suite.store import schema
-from suite.store.files import write_json, write_parquet
+from suite.store.files import count_stalls, write_json, write_parquet
 from suite.store.summary import summarize_trial
 from suite.sweep.trainable import TRIAL_KEY
 
@@ -88,6 +88,7 @@ class StoreWriter(Callback):
         self.run_dir = Path(run_dir)
         self.run_metadata = run_metadata
         self._stall_reason = stall_reason or _never_stalled
+        self._stalls: dict[str, int] = {}  # trial id -> stall-<n>.txt files, counted at failures
         self._axes: dict[str, dict] = {}
         self._iterations: dict[str, list[dict]] = {}
         self._learners: dict[str, list[dict]] = {}
@@ -121,7 +122,11 @@ class StoreWriter(Callback):
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
         self._finish(trial, "TERMINATED", "")
 
+    def on_trial_recover(self, iteration, trials, trial, **info) -> None:
+        self._count_stalls(trial.trial_id)  # a stalled attempt that Tune retries
+
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
+        self._count_stalls(trial.trial_id)
         stalled = self._stall_reason(trial.trial_id)
         if stalled:
             self._finish(trial, "STALLED", stalled)
@@ -159,6 +164,10 @@ class StoreWriter(Callback):
         self._write_parts(trial_id)
         self._write_trials()
         self.consolidate()
+
+    def _count_stalls(self, trial_id: str) -> None:
+        self._stalls[trial_id] = count_stalls(self._trial_dir(trial_id))
+        self._write_trials()
 
     def _trial_dir(self, trial_id: str) -> Path:
         return self.run_dir / schema.TRIAL_CONFIG_DIR / trial_id
@@ -207,9 +216,8 @@ class StoreWriter(Callback):
         status, error = self._status[trial_id]
         curve = _frame(self._iterations[trial_id], schema.ITERATION_COLUMNS)
         summary = summarize_trial(curve, self._thresholds.get(trial_id, math.nan))
-        stalls = len(list(self._trial_dir(trial_id).glob("stall-*.txt")))
         row = {**self._axes[trial_id], **summary, "status": status, "error": error}
-        row["stalls"] = stalls
+        row["stalls"] = self._stalls.get(trial_id, 0)
         return {column: row.get(column, math.nan) for column in schema.TRIAL_COLUMNS}
 
     def _write_trials(self) -> None:
@@ -239,6 +247,7 @@ class StoreWriter(Callback):
             self._status[trial_id] = (trial["status"], trial["error"] or "")
             self._iterations[trial_id] = self._read_part(trial_id, PART_ITERATIONS)
             self._learners[trial_id] = self._read_part(trial_id, PART_LEARNERS)
+            self._stalls[trial_id] = count_stalls(self._trial_dir(trial_id))
 
     def _read_part(self, trial_id: str, name: str) -> list[dict]:
         path = self._trial_dir(trial_id) / name

@@ -8,10 +8,12 @@ writes ``trials/<id>/stall-<n>.txt`` and tells the writer which failures were st
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ray
 from ray.tune import Callback
 
-from suite.store.files import write_text
+from suite.store.files import count_stalls, write_text
 from suite.store.schema import TRIAL_CONFIG_DIR
 
 INBOX_TIMEOUT_S = 10.0
@@ -46,8 +48,9 @@ class StallRecorder(Callback):
         self.run_dir = run_dir
         self.run_id = run_id
         self._inbox = None
-        self.stalls: dict[str, list[str]] = {}  # trial id -> reasons, one per stall
-        self.last_failure_stalled: dict[str, bool] = {}
+        self._last_stall: dict[
+            str, str | None
+        ] = {}  # trial id -> reason if its last failure stalled
 
     def __getstate__(self) -> dict:
         # Tune pickles its callbacks into tuner.pkl (for --resume); an actor handle is not data.
@@ -66,18 +69,15 @@ class StallRecorder(Callback):
 
     def reason(self, trial_id: str) -> str | None:
         """The stall reason if the trial's last failure was a stall."""
-        if self.last_failure_stalled.get(trial_id):
-            return self.stalls[trial_id][-1]
-        return None
+        return self._last_stall.get(trial_id)
 
     def _collect(self, trial_id: str) -> None:
         try:
             reports = ray.get(self._inbox.take.remote(trial_id), timeout=INBOX_TIMEOUT_S)
-        except (ray.exceptions.GetTimeoutError, ray.exceptions.RayError):
+        except ray.exceptions.RayError:  # GetTimeoutError included
             reports = []
-        reasons = self.stalls.setdefault(trial_id, [])
-        for reason, stacks in reports:
-            reasons.append(reason)
-            path = self.run_dir / TRIAL_CONFIG_DIR / trial_id / f"stall-{len(reasons)}.txt"
-            write_text(path, stacks)
-        self.last_failure_stalled[trial_id] = bool(reports)
+        trial_dir = Path(self.run_dir) / TRIAL_CONFIG_DIR / trial_id
+        for _reason, stacks in reports:
+            # numbered from the files already there, so a resumed run appends, never overwrites
+            write_text(trial_dir / f"stall-{count_stalls(trial_dir) + 1}.txt", stacks)
+        self._last_stall[trial_id] = reports[-1][0] if reports else None
