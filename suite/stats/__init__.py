@@ -2,6 +2,7 @@
 
 from suite.stats.intervals import (
     Interval,
+    improvement_p_value,
     probability_of_improvement_ci,
     stratified_bootstrap_ci,
 )
@@ -15,6 +16,7 @@ from suite.stats.metrics import (
 
 __all__ = [
     "Interval",
+    "improvement_p_value",
     "interquartile_mean",
     "mean",
     "median",
