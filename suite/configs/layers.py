@@ -22,6 +22,10 @@ DEADLOCK_GUARD_SETTING = "suite_deadlock_guard"
 # "rllib_wrappers" is RLlib's Python wrapper stack (AtariEnv) with frame-stacking connectors.
 ATARI_SAMPLERS = ("ale_vector", "rllib_wrappers")
 
+# The per-iteration settings a sweep sizes to its env-step budget (suite/sweep/iterations.py):
+# they belong to a run, not to a config, so promoting a config leaves them out.
+ITERATION_SIZING_KEYS = ("min_time_s_per_iteration", "min_sample_timesteps_per_iteration")
+
 
 def base_appo() -> APPOConfig:
     """What every suite trial shares: torch, the new API stack, the circular buffer on, the

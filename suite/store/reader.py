@@ -27,6 +27,7 @@ class RunData:
     trials: pd.DataFrame
     sweep: str = field(default="")
     run_id: str = field(default="")
+    race: dict | None = None  # race.json of a raced run
 
 
 _TABLES = {
@@ -54,7 +55,19 @@ def load_run(results_dir: str | Path) -> RunData:
         trials=trials,
         sweep=str(metadata.get("sweep") or path.parent.name),
         run_id=str(metadata.get("run_id") or path.name),
+        race=_read_race(path / schema.RACE_FILE),
     )
+
+
+def _read_race(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise StoreError(
+            f"{path} is not valid JSON ({error.msg}); the race record is damaged"
+        ) from None
 
 
 def _check_folder(path: Path) -> None:

@@ -21,6 +21,7 @@ ITERATIONS_FILE = "iterations.parquet"
 LEARNERS_FILE = "learners.parquet"
 TRIALS_FILE = "trials.parquet"
 TRIAL_CONFIG_DIR = "trials"
+RACE_FILE = "race.json"  # a raced run only: its schedule and what each rung decided
 
 # The sweep axes every row carries, so a table is self-describing.
 AXIS_COLUMNS: dict[str, str] = {
@@ -37,7 +38,10 @@ AXIS_COLUMNS: dict[str, str] = {
     "num_envs_per_env_runner": "vectorised envs per env runner",
     "seed": "the trial's seed",
     "budget": "budget name: smoke, laptop or full",
+    "rung": "the race rung the trial ran in, from 0 (race.json says what each rung decided); "
+    "-1: not a raced trial",
 }
+NOT_RACED = -1
 
 BUFFER_COLUMNS: dict[str, str] = {
     "buffer_batches_added_lifetime": "train batches put into the learners' in-queues",
@@ -110,7 +114,7 @@ TRIAL_COLUMNS: dict[str, str] = {**AXIS_COLUMNS, **SUMMARY_COLUMNS}
 # Columns added after stores were first written: an older store still loads, with these filled
 # with NaN (not known then), never a made-up 0.
 LATER_COLUMNS: frozenset[str] = frozenset(
-    {"deadlock_guard_releases_lifetime", "deadlock_guard_releases", "stalls"}
+    {"deadlock_guard_releases_lifetime", "deadlock_guard_releases", "stalls", "rung"}
 )
 
 # W&B and any other live sink use one fixed ``group/name`` scheme for the same numbers.

@@ -55,7 +55,12 @@ def trial_axes(
         "num_envs_per_env_runner": config.num_envs_per_env_runner,
         "seed": int(spec["axes"].get("seed", 0)),
         "budget": spec["budget"],
+        "rung": _rung(spec.get("rung")),
     }
+
+
+def _rung(rung: int | None) -> int:
+    return schema.NOT_RACED if rung is None else int(rung)
 
 
 def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:

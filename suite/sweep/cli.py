@@ -58,6 +58,19 @@ def parser() -> argparse.ArgumentParser:
         help="env steps per trial, instead of the budget's (same grid and seeds)",
     )
     p.add_argument(
+        "--first-seed",
+        type=non_negative_int,
+        default=0,
+        metavar="SEED",
+        help="seeds run from SEED up (default 0), e.g. to repeat a race on fresh seeds",
+    )
+    p.add_argument(
+        "--no-race",
+        action="store_true",
+        help="for a budget that races: run its whole grid at the last rung's env steps and "
+        "seeds instead (the reference a race is checked against)",
+    )
+    p.add_argument(
         "--set",
         action="append",
         default=[],
@@ -161,6 +174,8 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         report=not args.no_report,
         stall_timeout_s=args.stall_timeout,
         progress_interval_s=args.progress_interval,
+        first_seed=args.first_seed,
+        race=not args.no_race,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from suite.configs.layers import ITERATION_SIZING_KEYS
 from suite.sweep.spec import Budget, TrialSpec
 
 ITERATIONS_PER_BUDGET = 25  # 4% of the budget per iteration; also about 25 points per curve
@@ -23,7 +24,7 @@ def iteration_settings(budget: Budget) -> dict:
     if budget.max_trial_s:
         return {}
     samples = min(MAX_SAMPLES_PER_ITERATION, max(1, budget.env_steps // ITERATIONS_PER_BUDGET))
-    return {"min_time_s_per_iteration": 0, "min_sample_timesteps_per_iteration": samples}
+    return dict(zip(ITERATION_SIZING_KEYS, (0, samples), strict=True))
 
 
 def sized(spec: TrialSpec, budget: Budget) -> TrialSpec:

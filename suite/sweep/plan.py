@@ -14,6 +14,7 @@ from suite.aggregation import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_mat
 from suite.configs.resolve import resolve
 from suite.sweep.estimate import (
     FAR_BEYOND_S,
+    TRIAL_STARTUP_S,
     TrialEstimate,
     format_duration,
     measured_rates,
@@ -22,6 +23,8 @@ from suite.sweep.estimate import (
 )
 from suite.sweep.iterations import sized
 from suite.sweep.order import new_order_seed, shuffled
+from suite.sweep.race.schedule import Race
+from suite.sweep.race.state import cell_label
 from suite.sweep.resources import (
     Cluster,
     ResourceRequest,
@@ -29,7 +32,7 @@ from suite.sweep.resources import (
     missing_resources,
     resource_request,
 )
-from suite.sweep.spec import Sweep, SweepError, TrialSpec
+from suite.sweep.spec import Budget, Sweep, SweepError, TrialSpec
 
 
 class PreflightError(SweepError):
@@ -64,6 +67,8 @@ class Plan:
     cluster: Cluster
     max_concurrent: int | None
     order_seed: int  # trials run in the order shuffled(grid, order_seed); run.json records it
+    race: Race | None = None  # racing: ``trials`` is the first rung, the race adds the rest
+    race_cells: dict[str, TrialSpec] | None = None  # label -> the cell's spec, unsized
 
     @property
     def concurrency(self) -> int:
@@ -84,6 +89,8 @@ class Plan:
         return lines
 
     def estimate_line(self) -> str:
+        if self.race:
+            return self._race_line()
         seconds = self.total_seconds
         line = (
             f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
@@ -92,6 +99,40 @@ class Plan:
         if not math.isnan(seconds) and seconds > FAR_BEYOND_S:
             line += " -- far beyond this machine: use a smaller --budget or a cluster (--address)"
         return line
+
+    def _race_line(self) -> str:
+        race, cells = self.race, len(self.race_cells or {})
+        rungs = "; ".join(
+            f"rung {i}: {rung.seeds} seed{'s' * (rung.seeds != 1)} x {rung.env_steps:,} steps"
+            for i, rung in enumerate(race.rungs)
+        )
+        # Seconds per trial are start-up plus steps / rate: scale only the stepping part.
+        per_step = [(t.estimate.seconds - TRIAL_STARTUP_S) / self.env_steps for t in self.trials]
+        rate = sum(per_step) / len(per_step)
+        seconds = sweep_seconds(
+            [
+                TRIAL_STARTUP_S + rate * rung.env_steps
+                for i, rung in enumerate(race.rungs)
+                for _ in range(race.new_seeds(i) * cells)
+            ],
+            self.concurrency,
+        )
+        return (
+            f"race of {cells} cells ({rungs}), eliminating after each rung at alpha "
+            f"{race.alpha} (Holm); at most {race.most_env_steps(cells):,} env steps, about "
+            f"{format_duration(seconds)} if nothing were eliminated, on {self.cluster.describe()}"
+        )
+
+
+def race_budget(budget: Budget, race: bool) -> Budget:
+    """The budget a run really uses: a racing budget starts at its first rung; without the race
+    (``race=False``) it runs its whole grid at the last rung's env steps and seeds."""
+    if budget.race is None:
+        return budget
+    rung = budget.race.rungs[0] if race else budget.race.rungs[-1]
+    return dataclasses.replace(
+        budget, env_steps=rung.env_steps, seeds=rung.seeds, race=budget.race if race else None
+    )
 
 
 def plan_sweep(
@@ -104,23 +145,52 @@ def plan_sweep(
     max_concurrent: int | None = None,
     env_steps: int | None = None,
     order_seed: int | None = None,
+    first_seed: int = 0,
+    race: bool = True,
 ) -> Plan:
     """``env_steps``: per trial, instead of the budget's. ``order_seed``: the seed trial order is
-    shuffled with (None: a fresh random one)."""
-    chosen = sweep.budget(budget)
+    shuffled with (None: a fresh random one). ``race=False``: a racing budget's whole grid."""
+    chosen = race_budget(sweep.budget(budget), race)
+    if chosen.race and (seeds or env_steps):
+        raise SweepError(
+            f"budget {budget!r} races: its rungs set seeds and env steps; to run its grid whole "
+            "with your own --seeds/--env-steps, add --no-race"
+        )
     if env_steps:
         chosen = dataclasses.replace(chosen, env_steps=env_steps)
     env_steps = chosen.env_steps
     earlier = measured_rates(results_root)
     order_seed = new_order_seed() if order_seed is None else order_seed
     planned = []
-    specs = [sized(spec, chosen) for spec in sweep.trials(budget, seeds, overrides)]
+    grid = sweep.trials(budget, seeds or chosen.seeds, overrides, first_seed)
+    race_cells = _race_cells(grid) if chosen.race else None
+    specs = [
+        sized(dataclasses.replace(spec, rung=0) if chosen.race else spec, chosen) for spec in grid
+    ]
     specs = shuffled(specs, order_seed)
     for index, spec in enumerate(specs):
         config = resolve(spec.config_name, spec.axes, spec.overrides)
         estimate = trial_estimate(spec.config_name, config.num_env_runners, env_steps, earlier)
         planned.append(PlannedTrial(index, spec, config, resource_request(config), estimate))
-    return Plan(sweep, budget, env_steps, tuple(planned), cluster, max_concurrent, order_seed)
+    return Plan(
+        sweep,
+        budget,
+        env_steps,
+        tuple(planned),
+        cluster,
+        max_concurrent,
+        order_seed,
+        chosen.race,
+        race_cells,
+    )
+
+
+def _race_cells(grid: list[TrialSpec]) -> dict[str, TrialSpec]:
+    """One spec per cell (its first seed), keyed by the cell's label."""
+    cells: dict[str, TrialSpec] = {}
+    for spec in grid:
+        cells.setdefault(cell_label(spec), spec)
+    return cells
 
 
 def check_schedulable(plan: Plan) -> None:

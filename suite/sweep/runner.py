@@ -52,6 +52,8 @@ class RunOptions:
     report: bool = True
     stall_timeout_s: float | None = None  # None: max(120 s, 20 x the median iteration time)
     progress_interval_s: float = 30.0  # plain progress lines when stdout is not a terminal
+    first_seed: int = 0  # seeds run from here up (a race repeated on fresh seeds)
+    race: bool = True  # False: a racing budget's whole grid, at its last rung (the reference)
 
 
 def _now() -> str:
@@ -69,6 +71,8 @@ def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan
         options.overrides,
         options.max_concurrent,
         options.env_steps,
+        first_seed=options.first_seed,
+        race=options.race,
     )
 
 
@@ -100,11 +104,21 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
         "trial_order_seed": plan.order_seed,
+        "first_seed": options.first_seed,
+        "race": race_schedule(plan.race) if plan.race else None,
         "estimate": plan.estimate_line(),
         "estimated_s": plan.total_seconds,
         "started_at": _now(),
         "ended_at": None,
         "status": "running",
+    }
+
+
+def race_schedule(race) -> dict:
+    return {
+        "rungs": [{"env_steps": rung.env_steps, "seeds": rung.seeds} for rung in race.rungs],
+        "alpha": race.alpha,
+        "min_seeds": race.min_seeds,
     }
 
 
@@ -121,7 +135,9 @@ def _trial_name(trial) -> str:
 
 
 def _stop_criteria(plan: Plan) -> dict:
-    stop = {"num_env_steps_sampled_lifetime": plan.env_steps}
+    # A raced trial also stops itself at its rung's env steps (SuiteAPPO.step).
+    most = plan.race.final_env_steps if plan.race else plan.env_steps
+    stop = {"num_env_steps_sampled_lifetime": most}
     max_trial_s = plan.sweep.budget(plan.budget).max_trial_s
     return stop | ({"time_total_s": max_trial_s} if max_trial_s else {})
 
@@ -152,12 +168,20 @@ def tune_settings() -> None:
 def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
     tune_settings()
     watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout_s}
-    params = [trial.spec.as_param(run_dir.name) | {"watchdog": watchdog} for trial in plan.trials]
+    if plan.race:
+        search_alg, param_space = race_searcher(plan, run_dir, options, watchdog), {}
+    else:
+        params = [
+            trial.spec.as_param(run_dir.name) | {"watchdog": watchdog} for trial in plan.trials
+        ]
+        param_space = {TRIAL_KEY: tune.grid_search(params)}
+        search_alg = UniqueTrialIds(max_concurrent=options.max_concurrent or 0)
     return tune.Tuner(
         SuiteAPPO,
-        param_space={TRIAL_KEY: tune.grid_search(params)},
+        param_space=param_space,
         tune_config=tune.TuneConfig(
-            search_alg=UniqueTrialIds(max_concurrent=options.max_concurrent or 0),
+            search_alg=search_alg,
+            num_samples=-1 if plan.race else 1,  # a race ends when its searcher says FINISHED
             trial_name_creator=_trial_name,
             trial_dirname_creator=_trial_name,
             reuse_actors=False,
@@ -176,6 +200,20 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) 
             ),
         ),
     )
+
+
+def race_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
+    from ray.tune.search import ConcurrencyLimiter
+
+    from suite.sweep.race.searcher import RaceSearcher
+    from suite.sweep.race.state import RaceState
+
+    state = RaceState(plan.race, plan.race_cells, options.first_seed, plan.order_seed)
+    budget = plan.sweep.budget(plan.budget)
+    searcher = RaceSearcher(state, budget, run_dir, {"watchdog": watchdog})
+    if options.max_concurrent:
+        return ConcurrencyLimiter(searcher, max_concurrent=options.max_concurrent)
+    return searcher
 
 
 def start(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
@@ -220,7 +258,9 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
 
     path = run_dir / schema.TRIALS_FILE
     trials = pd.read_parquet(path) if path.exists() else pd.DataFrame({"status": []})
-    counts = trial_counts(trials["status"], planned=len(run_meta.get("trial_requests", {})))
+    # A race decides its trials as it goes: none of them is planned ahead.
+    planned = 0 if run_meta.get("race") else len(run_meta.get("trial_requests", {}))
+    counts = trial_counts(trials["status"], planned=planned)
     unfinished = sum(count for status, count in counts.items() if status not in ENDED)
     run_meta |= {
         "ended_at": _now(),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from suite.configs.registry import UnknownNameError, get_config, unknown_name_error
+from suite.sweep.race.schedule import Race
 
 # Axes a sweep may vary; each maps onto one APPOConfig setting (see suite.configs.resolve).
 AXES = (
@@ -40,6 +41,9 @@ class Budget:
     configs: tuple[str, ...] | None = None  # a subset of the sweep's configs
     max_trial_s: float | None = None  # wall-time stop per trial, as a safety net
     with_baselines: bool = True  # run the sweep's baseline cells too
+    # Race the grid instead of running it whole: rungs of env steps and seeds, with the cells
+    # confidently worse than the leader eliminated after each rung (suite/sweep/race/).
+    race: Race | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class TrialSpec:
     env: str
     axes: Mapping[str, Any]  # AXES values set by the sweep, plus "seed"
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    rung: int | None = None  # the race rung that started the trial; None outside a race
 
     def as_param(self, run_id: str) -> dict[str, Any]:
         return {
@@ -62,6 +67,7 @@ class TrialSpec:
             "env": self.env,
             "axes": dict(self.axes),
             "overrides": dict(self.overrides),
+            "rung": self.rung,
         }
 
     def label(self) -> str:
@@ -119,9 +125,10 @@ class Sweep:
         budget_name: str,
         seeds: int | None = None,
         overrides: Mapping[str, Any] | None = None,
+        first_seed: int = 0,
     ) -> list[TrialSpec]:
-        """The grid: configs x (axis values, plus baseline cells) x seeds, at the budget's
-        density."""
+        """The grid: configs x (axis values, plus baseline cells) x seeds (``first_seed`` on),
+        at the budget's density."""
         budget = self.budget(budget_name)
         axis_values = {
             axis: budget.axis_values.get(axis, values) for axis, values in self.axes.items()
@@ -140,7 +147,7 @@ class Sweep:
         for config_name in budget.configs or self.configs:
             env = get_config(config_name).env
             for cell in cells:
-                for seed in range(num_seeds):
+                for seed in range(first_seed, first_seed + num_seeds):
                     axes = cell | {"seed": seed}
                     specs.append(
                         TrialSpec(self.name, budget_name, config_name, env, axes, settings)

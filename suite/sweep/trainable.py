@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ray.rllib.algorithms.appo import APPO, APPOConfig
-from ray.tune.result import TRIAL_INFO
+from ray.tune.result import DONE, TRIAL_INFO
 
 from suite.collect.rows import env_steps
 from suite.configs.resolve import resolve
@@ -64,9 +64,11 @@ class SuiteAPPO(APPO):
     def __init__(self, config=None, **kwargs):
         self._suite_setup_started_at = time.time()  # the trial holds its resources from here
         self._suite_watchdog = None
+        self._suite_env_steps = None  # a raced trial's own budget: its rung's env steps
         watchdog = trial_info = None
         if isinstance(config, Mapping) and TRIAL_KEY in config:
             watchdog = config[TRIAL_KEY].get("watchdog")
+            self._suite_env_steps = config[TRIAL_KEY].get("env_steps")
             trial_info = config.get(TRIAL_INFO)
             config = trial_config(config)
             register_class_env(config.env)
@@ -106,6 +108,8 @@ class SuiteAPPO(APPO):
         result = super().step()
         if self._suite_watchdog:
             self._suite_watchdog.step_finished(env_steps(result))
+        if self._suite_env_steps and env_steps(result) >= self._suite_env_steps:
+            result[DONE] = True
         result["suite_node"] = {
             "node_id": ray.get_runtime_context().get_node_id(),
             "setup_started_at": self._suite_setup_started_at,
