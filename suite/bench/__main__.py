@@ -40,6 +40,7 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         gpu_scaling,
         guard_overhead,
         packing,
+        racing,
         report_scale,
         suite_overhead,
         throughput,
@@ -66,6 +67,8 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         }
     if row == "throughput":
         return _with_ray(2, throughput.measure, 15.0 if quick else 30.0)
+    if row == "racing":  # sweeps in their own processes, each with its own Ray
+        return racing.measure(quick)
     if row == "guard":
         return _with_ray(2, guard_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
     return gpu_scaling.measure(address)

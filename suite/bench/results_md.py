@@ -18,6 +18,7 @@ ROW_TITLES = {
     "gpu": "6. GPU learner scaling (learner_scaling)",
     "throughput": "7. Throughput of other configs (for sweep time estimates)",
     "guard": "8. Cost of the deadlock guard (guard on vs off, a config that cannot drop)",
+    "racing": "9. Racing vs the full grid (cartpole_nk --budget laptop)",
 }
 
 HEADER = """# Benchmarks
@@ -337,6 +338,32 @@ def render_throughput(data: dict) -> list[str]:
     return lines + [f"| `{name}` | {rate:.0f} |" for name, rate in data["env_steps_per_s"].items()]
 
 
+def render_racing(data: dict) -> list[str]:
+    reference = data["reference"]
+    lines = [
+        f"Reference: `{data['sweep']} --no-race`, {reference['trials']} trials, "
+        f"{reference['env_steps']:,.0f} env steps in {reference['seconds'] / 60:.1f} min; "
+        f"verdict {reference['verdict']}: {reference['summary']}",
+        "",
+        "Its top set (cells it cannot tell from its best): "
+        + ("; ".join(reference["top_set"]) or "none"),
+        "",
+        "| race (first seed) | trials | eliminated per rung | pick | in top set | env steps "
+        "(share) | wall time (share) | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for race, seed in zip(data["races"], (100, 200, 300), strict=False):
+        lines.append(
+            f"| {seed} | {race['trials']} | {race['eliminated_per_rung']} | {race['pick']} | "
+            f"{'yes' if race['in_top_set'] else 'NO'} | {race['env_steps']:,.0f} "
+            f"({race['env_steps_share']:.0%}) | {race['seconds'] / 60:.1f} min "
+            f"({race['seconds_share']:.0%}) | {race['verdict']} |"
+        )
+    target = f"every pick in the top set at <= {data['target_share']:.0%} of the env steps"
+    lines += ["", f"Target: {target}: {_verdict(data['met'])}."]
+    return lines
+
+
 RENDERERS = {
     "overhead": render_overhead,
     "race": render_race,
@@ -347,6 +374,7 @@ RENDERERS = {
     "report": render_report,
     "gpu": render_gpu,
     "guard": render_guard,
+    "racing": render_racing,
 }
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs import atari, classic, mujoco
+from suite.configs.promoted import PromotedConfig, load_promoted
 
 
 class UnknownNameError(ValueError):
@@ -121,14 +123,44 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
 
 
 def all_configs() -> tuple[TunedConfig, ...]:
-    return TUNED_CONFIGS
+    """The library's configs, then the promoted ones (read from disk on each call)."""
+    return TUNED_CONFIGS + tuple(_as_tuned(p) for p in load_promoted())
 
 
 def get_config(name: str) -> TunedConfig:
     for tuned in TUNED_CONFIGS:
         if tuned.name == name:
             return tuned
-    raise unknown_name_error("config", name, [t.name for t in TUNED_CONFIGS])
+    configs = all_configs()
+    for tuned in configs:
+        if tuned.name == name:
+            return tuned
+    raise unknown_name_error("config", name, [t.name for t in configs])
+
+
+def promoted_evidence(name: str) -> dict | None:
+    return next((p.evidence for p in load_promoted() if p.name == name), None)
+
+
+def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
+    base = get_config(promoted.base)
+    evidence = promoted.evidence
+    return TunedConfig(
+        promoted.name,
+        promoted.env,
+        base.family,
+        functools.partial(_build_promoted, promoted.base, dict(promoted.settings)),
+        base.threshold,
+        promoted.expected,
+        f"promoted from run {evidence.get('run_id')} of {evidence.get('sweep')} "
+        f"({evidence.get('verdict')}); {promoted.base} + {promoted.settings}",
+    )
+
+
+def _build_promoted(base: str, settings: dict) -> APPOConfig:
+    from suite.configs.resolve import resolve  # resolve reads this registry
+
+    return resolve(base, {}, settings)
 
 
 def config_for_env(env: str) -> TunedConfig:

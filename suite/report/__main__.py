@@ -20,15 +20,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--compare", nargs=2, metavar=("RUN_A", "RUN_B"), help="compare two runs of one sweep"
     )
     parser.add_argument("--out", help="where to write the HTML (default: reports/<name>.html)")
+    parser.add_argument(
+        "--promote",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="write the run's decided N and K into the config library as a promoted config "
+        "(default name: <config>_<sweep>); refused for an inconclusive verdict",
+    )
     args = parser.parse_args(argv)
     if bool(args.results_dir) == bool(args.compare):
         parser.error("pass either RESULTS_DIR or --compare RUN_A RUN_B")
+    if args.promote is not None and args.compare:
+        parser.error("--promote takes one run, not --compare")
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        if args.promote is not None:
+            from suite.report.promote import promote
+
+            path = promote(args.results_dir, args.promote or None)
+            print(f"promoted: {path}")
         if args.compare:
             path = build_comparison(*args.compare, out_path=args.out)
         else:

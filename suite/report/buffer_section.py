@@ -39,7 +39,7 @@ def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     delta = last - base.reindex(last.index)
     learners = trials.set_index("trial_id")["num_learners"].clip(lower=1)
     # stores written before the collector clipped it can hold waits longer than the iteration
-    ceiling = steady["time_this_iter_s"] * steady["trial_id"].map(learners)
+    ceiling = steady["time_this_iter_s"] * steady["trial_id"].map(learners).astype(float)
     steady = steady.assign(learner_wait_s=steady["learner_wait_s"].clip(upper=ceiling))
     sums = steady.groupby("trial_id")[["time_this_iter_s", "learner_wait_s"]].sum()
     learners = learners.reindex(last.index)

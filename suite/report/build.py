@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from suite.report import analysis, budget, glossary, sections, trial_table, window
+from suite.report import analysis, budget, glossary, race, sections, trial_table, window
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural
@@ -44,9 +44,11 @@ def render(template: str, context: dict) -> str:
 
 
 def prepared_trials(run: RunData) -> pd.DataFrame:
-    """The trials table plus the equal-budget columns and each trial's run order."""
-    planned = budget.planned_env_steps(run.metadata)
-    trials = budget.with_budget_metrics(run.trials, run.iterations, planned)
+    """The trials table plus the equal-budget columns and each trial's run order; of a race,
+    the trials of its last rung (the race section shows the others)."""
+    planned = race.final_env_steps(run.race) or budget.planned_env_steps(run.metadata)
+    trials = race.final_trials(run.trials, run.race)
+    trials = budget.with_budget_metrics(trials, run.iterations, planned)
     details = trial_table.trial_details(run.path, trials["trial_id"])
     return trial_table.with_run_order(trials, details)
 
@@ -90,6 +92,7 @@ def report_context(run: RunData) -> dict:
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
         "reliability": reliability(trials, run.metadata),
+        "race": race.race_section(run.race, trials),
     }
 
 

@@ -60,6 +60,12 @@ class Verdict:
     best: list[str]  # one label: the winner (or the leader); several: a tie
     intervals: dict[str, Interval]
     improvement: dict[str, Interval]  # P(best > cell) per other cell
+    tied: list[str] = field(default_factory=list)  # cells that cannot be told from the leader
+
+    @property
+    def top_set(self) -> list[str]:
+        """The leader and every cell that cannot be told apart from it."""
+        return self.best[:1] + self.tied if self.best else []
 
 
 def judge(cells: list[CellScores], context: Context) -> Verdict:
@@ -101,7 +107,7 @@ def judge(cells: list[CellScores], context: Context) -> Verdict:
         strength = INCONCLUSIVE
     best = [leader.label, *tied] if strength == INCONCLUSIVE else [leader.label]
     summary = _summary(strength, leader, tied, intervals, improvement, context, seeds)
-    return Verdict(strength, summary, reasons, best, intervals, improvement)
+    return Verdict(strength, summary, reasons, best, intervals, improvement, tied)
 
 
 def _interval(cell: CellScores) -> Interval:

@@ -73,7 +73,7 @@ def why_missing(group: pd.DataFrame) -> str:
 
 def _env_verdict(env, env_trials, norm: Normalization, with_hardware, with_interval) -> dict:
     threshold = _threshold(env_trials)
-    context = Context(norm.floor, norm.ceiling, threshold, budget_text(env_trials), fmt)
+    context = _context(env_trials)
     cells = cell_scores(env_trials, with_hardware, with_interval)
     found = judge(list(cells.values()), context)
     return {
@@ -133,3 +133,18 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware, with
         "threshold_note": "",
         "notes": [],
     }
+
+
+def env_verdict_cells(trials: pd.DataFrame) -> tuple:
+    """(verdict, label -> cell key over ``AXES``) of a run with one env: for code that needs
+    cells, not labels (promoting, the racing benchmark)."""
+    with_hardware = any(trials[axis].nunique() > 1 for axis in analysis.HARDWARE)
+    with_interval = trials["broadcast_interval"].nunique() > 1
+    cells = cell_scores(trials, with_hardware, with_interval)
+    found = judge(list(cells.values()), _context(trials))
+    return found, {cell.label: key for key, cell in cells.items()}
+
+
+def _context(trials: pd.DataFrame) -> Context:
+    norm = _normalization(trials)
+    return Context(norm.floor, norm.ceiling, _threshold(trials), budget_text(trials), fmt)

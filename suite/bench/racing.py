@@ -1,0 +1,76 @@
+"""Row 9: a race against the full grid it replaces.
+
+The reference runs a racing budget's whole grid once (``--no-race``: every cell at the last
+rung's seeds and env steps); the race runs the same budget three times on fresh seeds
+(``--first-seed``). Per race: is its pick in the reference's top set (the cells the reference
+cannot tell from its best), and what share of the reference's env steps and wall time did it
+spend? Sweeps run as users run them, one after another, never two at once.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from suite.bench.sweep_runs import run_sweep
+from suite.report.build import prepared_trials
+from suite.report.verdict_section import AXES, env_verdict_cells
+from suite.store.reader import load_run
+
+SWEEP, BUDGET = "cartpole_nk", "laptop"
+RACE_FIRST_SEEDS = (100, 200, 300)
+TARGET_SHARE = 1 / 3
+
+
+def measure(quick: bool) -> dict:
+    seeds = RACE_FIRST_SEEDS[:1] if quick else RACE_FIRST_SEEDS
+    with tempfile.TemporaryDirectory(prefix="bench-racing-") as root:
+        reference = _timed(Path(root) / "reference", "--no-race")
+        races = [_timed(Path(root) / f"race-{seed}", "--first-seed", str(seed)) for seed in seeds]
+    top = reference["top_set"]
+    for race in races:
+        race["in_top_set"] = race["pick"] in top
+        race["env_steps_share"] = race["env_steps"] / reference["env_steps"]
+        race["seconds_share"] = race["seconds"] / reference["seconds"]
+    met = all(r["in_top_set"] and r["env_steps_share"] <= TARGET_SHARE for r in races)
+    return {
+        "sweep": f"{SWEEP} --budget {BUDGET}",
+        "reference": reference,
+        "races": races,
+        "target_share": TARGET_SHARE,
+        "met": None if quick else met,
+    }
+
+
+def _timed(results_root: Path, *extra: str) -> dict:
+    started = time.monotonic()
+    run_dir = run_sweep(SWEEP, BUDGET, results_root, *extra)
+    seconds = time.monotonic() - started
+    return summary(run_dir) | {"seconds": seconds}
+
+
+def summary(run_dir: Path) -> dict:
+    """What a run decided and what it spent, from its results store."""
+    run = load_run(run_dir)
+    verdict, keys = env_verdict_cells(prepared_trials(run))
+    spent = float(run.trials["env_steps"].sum())
+    race = run.race
+    return {
+        "run_id": run.run_id,
+        "trials": len(run.trials),
+        "env_steps": spent,
+        "verdict": verdict.strength,
+        "summary": verdict.summary,
+        "pick": _key_text(keys[verdict.best[0]]) if verdict.best else None,
+        "top_set": [_key_text(keys[label]) for label in verdict.top_set],
+        "eliminated_per_rung": [
+            sum(c["eliminated"] for c in d["comparisons"]) for d in race["decisions"]
+        ]
+        if race
+        else None,
+    }
+
+
+def _key_text(key: tuple) -> str:
+    return ", ".join(f"{axis}={value:g}" for axis, value in zip(AXES, key, strict=True))

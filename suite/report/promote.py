@@ -1,0 +1,101 @@
+"""``python -m suite.report RUN --promote [NAME]``: write a run's decided N and K into the config
+library as a promoted tuned config, carrying its evidence. An inconclusive verdict is refused."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from suite.configs.layers import ITERATION_SIZING_KEYS
+from suite.configs.promoted import PromotedConfig, promoted_dir, write_promoted
+from suite.configs.registry import TUNED_CONFIGS
+from suite.report import analysis
+from suite.report.build import prepared_trials
+from suite.report.verdict import INCONCLUSIVE, Verdict
+from suite.report.verdict_section import AXES, budget_text, env_verdict_cells
+from suite.store.reader import RunData, load_run
+
+
+class PromoteError(ValueError):
+    """The run's verdict cannot be promoted; the message says why."""
+
+
+def promote(results_dir: str | Path, name: str | None = None) -> Path:
+    run = load_run(results_dir)
+    trials = prepared_trials(run)
+    if trials["env"].nunique() != 1:
+        raise PromoteError("promote a run of one env: this run has " + str(trials["env"].nunique()))
+    found, keys = env_verdict_cells(trials)
+    if found.strength == INCONCLUSIVE:
+        why = "; ".join(found.reasons) or found.summary
+        raise PromoteError(f"refusing to promote an inconclusive verdict ({found.summary} {why})")
+    cell = _cell_trials(trials, keys[found.best[0]])
+    spec = _trial_spec(run, cell)
+    promoted = PromotedConfig(
+        name=name or f"{spec['config_name']}_{run.sweep}",
+        base=spec["config_name"],
+        env=str(cell["env"].iloc[0]),
+        settings=_settings(spec),
+        expected=_expected(found, trials),
+        evidence=_evidence(run, found, trials),
+    )
+    return write_promoted(promoted, promoted_dir(), {t.name for t in TUNED_CONFIGS})
+
+
+def _cell_trials(trials: pd.DataFrame, key: tuple) -> pd.DataFrame:
+    mask = pd.Series(True, index=trials.index)
+    for axis, value in zip(AXES, key, strict=True):
+        mask &= trials[axis] == value
+    return analysis.finished(trials[mask])
+
+
+def _trial_spec(run: RunData, cell: pd.DataFrame) -> dict:
+    trial_id = sorted(cell["trial_id"])[0]
+    path = run.path / "trials" / trial_id / "config.json"
+    spec = json.loads(path.read_text()).get("spec") if path.exists() else None
+    if not spec:
+        raise PromoteError(f"{path} holds no trial spec, so the cell's settings are unknown")
+    return spec
+
+
+def _settings(spec: dict) -> dict:
+    """The cell's axes and the run's settings, without the seed and the iteration sizing (both
+    belong to a run, not to a config)."""
+    axes = {key: value for key, value in spec["axes"].items() if key != "seed"}
+    overrides = {k: v for k, v in spec["overrides"].items() if k not in ITERATION_SIZING_KEYS}
+    return axes | overrides
+
+
+def _expected(found: Verdict, trials: pd.DataFrame) -> str:
+    interval = found.intervals[found.best[0]]
+    return (
+        f"return {interval.point:.4g} (95% CI {interval.low:.4g} to {interval.high:.4g}) at "
+        f"{budget_text(trials)}, {found.strength}"
+    )
+
+
+def _evidence(run: RunData, found: Verdict, trials: pd.DataFrame) -> dict:
+    interval = found.intervals[found.best[0]]
+    meta = run.metadata
+    return {
+        "run_id": run.run_id,
+        "sweep": run.sweep,
+        "results_dir": str(run.path),
+        "verdict": found.strength,
+        "summary": found.summary,
+        "reasons": found.reasons,
+        "return_iqm": [interval.point, interval.low, interval.high],
+        "p_improvement_low": {cell: value.low for cell, value in sorted(found.improvement.items())},
+        "budget": budget_text(trials),
+        "seeds": int(analysis.finished(trials)["seed"].nunique()),
+        "raced": bool(run.race),
+        "hardware": meta.get("hardware"),
+        "cluster": meta.get("cluster"),
+        "ray_version": (meta.get("versions") or {}).get("ray"),
+        "versions": meta.get("versions"),
+        "git_commit": meta.get("git_commit"),
+        "promoted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }

@@ -1,0 +1,156 @@
+"""The report's race section: which cells each rung eliminated, on what evidence, and where the
+env steps went. Reads ``race.json`` and the trials table only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from suite.report import figures
+from suite.report.formatting import fmt
+
+RULE = (
+    "After each rung, every pair of cells with at least {min_seeds} scores each is tested "
+    "one-sided with Welch's t-test on the return at the rung's env steps; Holm's procedure over "
+    "all those tests holds the chance of eliminating any cell as good as the best to at most "
+    "{alpha:g} per rung. A cell is eliminated when some other cell is confidently better. The "
+    "evidence shows the test and the effect size, P(leader better) with its 95% bootstrap CI. "
+    "Not covered: each rung tests again without a correction across rungs, so a race is checked "
+    "against a full grid in benchmarks/RESULTS.md. When the leader is the only survivor, the "
+    "best eliminated cell races on as its challenger, so the pick is confirmed at the last "
+    "rung's seeds against the strongest alternative."
+)
+
+
+def final_trials(trials: pd.DataFrame, race: dict | None) -> pd.DataFrame:
+    """The trials the verdict compares: in a race, the cells of its last decided rung, at that
+    rung's env steps (every cell there has the same seeds and budget); otherwise all."""
+    if not race or not race.get("decisions"):
+        return trials
+    last = race["decisions"][-1]
+    chosen = [
+        trial_id
+        for trial_id, trial in race["trials"].items()
+        if trial["cell"] in last["racing"] and trial["env_steps_budget"] == last["env_steps"]
+    ]
+    return trials[trials["trial_id"].isin(chosen)]
+
+
+def final_env_steps(race: dict | None) -> float | None:
+    """The env steps the verdict's trials ran: the last decided rung's."""
+    if not race or not race.get("decisions"):
+        return None
+    return float(race["decisions"][-1]["env_steps"])
+
+
+def race_section(race: dict | None, trials: pd.DataFrame) -> dict | None:
+    if not race:
+        return None
+    schedule = race["schedule"]
+    spent = _spent_by_cell(race)
+    final = schedule["rungs"][-1]
+    grid = len(race["cells"]) * final["seeds"] * final["env_steps"]
+    total = float(sum(spent.values()))
+    return {
+        "rule": RULE.format(min_seeds=schedule["min_seeds"], alpha=schedule["alpha"]),
+        "rungs": [
+            f"rung {i}: {rung['seeds']} seeds per cell x {fmt(rung['env_steps'])} env steps"
+            for i, rung in enumerate(schedule["rungs"])
+        ],
+        "decisions": [_decision_row(decision, race) for decision in race["decisions"]],
+        "status": _status(race),
+        "spent": fmt(total),
+        "grid": fmt(float(grid)),
+        "ratio": f"{total / grid:.0%}" if grid else "n/a",
+        "image": _compute_figure(race, spent) if spent else None,
+        "first_seed": schedule.get("first_seed", 0),
+    }
+
+
+def _status(race: dict) -> str:
+    if not race["finished"]:
+        return f"The race did not finish: it stopped in rung {race['rung']}."
+    if race.get("stopped_by_budget"):
+        cap = race["schedule"]["max_env_steps"]
+        return (
+            f"The race ended after rung {race['rung']}: the next rung would have taken it past "
+            f"its budget of {fmt(float(cap))} env steps."
+        )
+    if race["rung"] + 1 < len(race["schedule"]["rungs"]):
+        return f"The race ended after rung {race['rung']}: one cell was left."
+    return f"The race finished after its last rung, {race['rung']}."
+
+
+def _decision_row(decision: dict, race: dict) -> dict:
+    rung_trials = [t for t in race["trials"].values() if t["rung"] == decision["rung"]]
+    eliminated = [c for c in decision["comparisons"] if c["eliminated"]]
+    kept = [c for c in decision["comparisons"] if not c["eliminated"]]
+    return {
+        "rung": decision["rung"],
+        "env_steps": fmt(float(decision["env_steps"])),
+        "racing": len(decision["racing"]),
+        "trials": len(rung_trials),
+        "spent": fmt(float(sum(t["env_steps"] for t in rung_trials))),
+        "leader": decision["leader"] or "none",
+        "leader_scores": _scores_text(decision["scores"].get(decision["leader"] or "", [])),
+        "eliminated": [_evidence(c, decision) for c in eliminated],
+        "kept": [_evidence(c, decision) for c in kept],
+        "without_scores": decision["without_scores"],
+        "challenger": decision["challenger"],
+    }
+
+
+def _evidence(comparison: dict, decision: dict) -> dict:
+    return {
+        "cell": comparison["cell"],
+        "scores": _scores_text(decision["scores"].get(comparison["cell"], [])),
+        "evidence": comparison["evidence"],
+    }
+
+
+def _scores_text(scores: list[float]) -> str:
+    if not scores:
+        return "no score"
+    return f"{len(scores)} seeds, mean {fmt(float(np.mean(scores)))}"
+
+
+def _spent_by_cell(race: dict) -> dict[tuple[str, int], float]:
+    spent: dict[tuple[str, int], float] = {}
+    for trial in race["trials"].values():
+        key = (trial["cell"], trial["rung"])
+        spent[key] = spent.get(key, 0.0) + float(trial["env_steps"])
+    return spent
+
+
+def _eliminated_at(race: dict) -> dict[str, int]:
+    found = {}
+    for decision in race["decisions"]:
+        for comparison in decision["comparisons"]:
+            if comparison["eliminated"]:
+                found.setdefault(comparison["cell"], decision["rung"])
+    return found
+
+
+@figures.styled
+def _compute_figure(race: dict, spent: dict[tuple[str, int], float]) -> figures.Image:
+    cells = sorted(race["cells"])
+    rungs = sorted({rung for _, rung in spent})
+    out = _eliminated_at(race)
+    figure = Figure(figsize=(7.5, 0.32 * len(cells) + 1.3))
+    figures.margins(figure, left=0.34, right=0.8, bottom=0.6 / (0.32 * len(cells) + 1.3) + 0.1)
+    axis = figure.add_subplot()
+    left = np.zeros(len(cells))
+    for rung in rungs:
+        widths = np.array([spent.get((cell, rung), 0.0) for cell in cells])
+        axis.barh(cells, widths, left=left, label=f"rung {rung}")
+        left += widths
+    for row, cell in enumerate(cells):
+        note = f"out at rung {out[cell]}" if cell in out else "raced to the end"
+        axis.text(left[row], row, "  " + note, va="center", fontsize=8)
+    axis.invert_yaxis()
+    axis.set_xlabel("env steps spent on the cell")
+    axis.set_xlim(0, max(left.max(), 1.0) * 1.45)
+    axis.legend(loc="lower right")
+    axis.set_title("Where the race spent its env steps")
+    return figures.encode(figure, "env steps spent per cell, by rung, and where each cell left")
