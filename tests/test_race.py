@@ -191,3 +191,26 @@ def test_the_searcher_reads_the_flat_results_tune_hands_it(tmp_path):
     searcher.on_trial_complete("t1", flatten_dict(result))
     assert state.trials["t1"].score() == pytest.approx(10 + (20 - 10) * 50 / 60)
     assert (tmp_path / "race.json").exists()
+
+
+def test_the_report_section_names_each_eliminated_cell_with_its_evidence():
+    import pandas as pd
+
+    from suite.report.race import final_trials, race_section
+    from suite.sweep.race.record import race_record
+
+    means = {1: 0.0, 2: 0.0, 4: 50.0, 8: 100.0, 16: 98.0, 32: 10.0}
+    state = _run_race(RACE, means, sd=5.0, rng=np.random.default_rng(3))
+    record = race_record(state)
+    section = race_section(record, pd.DataFrame())
+    first = section["decisions"][0]
+    out = {row["cell"]: row["evidence"] for row in first["eliminated"]}
+    assert "CartPole-v1 n=4, k=1" in out and out["CartPole-v1 n=4, k=1"].startswith("eliminated")
+    assert "Holm limit" in out["CartPole-v1 n=4, k=1"]
+    assert section["image"].src.startswith("data:image/png;base64,")
+    assert section["status"].startswith("The race finished after its last rung")
+    trials = pd.DataFrame({"trial_id": list(record["trials"])})
+    last = state.decisions[-1]
+    kept = final_trials(trials, record)["trial_id"]
+    assert {record["trials"][t]["cell"] for t in kept} == set(last.racing)
+    assert {record["trials"][t]["env_steps_budget"] for t in kept} == {400}

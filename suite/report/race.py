@@ -3,6 +3,8 @@ env steps went. Reads ``race.json`` and the trials table only."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -134,11 +136,12 @@ def _eliminated_at(race: dict) -> dict[str, int]:
 
 @figures.styled
 def _compute_figure(race: dict, spent: dict[tuple[str, int], float]) -> figures.Image:
-    cells = sorted(race["cells"])
+    cells = sorted(race["cells"], key=natural_key)
     rungs = sorted({rung for _, rung in spent})
     out = _eliminated_at(race)
-    figure = Figure(figsize=(7.5, 0.32 * len(cells) + 1.3))
-    figures.margins(figure, left=0.34, right=0.8, bottom=0.6 / (0.32 * len(cells) + 1.3) + 0.1)
+    height = 0.3 * len(cells) + 1.5  # inches: bars plus title, axis label and legend
+    figure = Figure(figsize=(7.5, height))
+    figures.margins(figure, left=0.32, right=0.97, bottom=1.0 / height, top=1 - 0.4 / height)
     axis = figure.add_subplot()
     left = np.zeros(len(cells))
     for rung in rungs:
@@ -146,11 +149,16 @@ def _compute_figure(race: dict, spent: dict[tuple[str, int], float]) -> figures.
         axis.barh(cells, widths, left=left, label=f"rung {rung}")
         left += widths
     for row, cell in enumerate(cells):
-        note = f"out at rung {out[cell]}" if cell in out else "raced to the end"
+        note = f"out after rung {out[cell]}" if cell in out else "raced to the end"
         axis.text(left[row], row, "  " + note, va="center", fontsize=8)
     axis.invert_yaxis()
     axis.set_xlabel("env steps spent on the cell")
-    axis.set_xlim(0, max(left.max(), 1.0) * 1.45)
-    axis.legend(loc="lower right")
+    axis.set_xlim(0, max(left.max(), 1.0) * 1.35)
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.55 / (height - 1.4)), ncol=len(rungs))
     axis.set_title("Where the race spent its env steps")
     return figures.encode(figure, "env steps spent per cell, by rung, and where each cell left")
+
+
+def natural_key(text: str) -> list:
+    """ "k=2" before "k=16": numbers compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
