@@ -92,9 +92,11 @@ def test_report_shows_the_race_and_judges_the_last_rung(raced_run):
 
 
 def test_promote_refuses_an_inconclusive_verdict(raced_run, tmp_path):
+    """Known truth: every return in the real run's store set alike, so the cells tie."""
     run_dir, _ = raced_run
+    tied = _with_returns(run_dir, tmp_path / "run", lambda iterations: 20.0)
     done = subprocess.run(
-        [sys.executable, "-m", "suite.report", str(run_dir), "--promote", "--out",
+        [sys.executable, "-m", "suite.report", str(tied), "--promote", "--out",
          str(tmp_path / "r.html")],
         capture_output=True, text=True, timeout=300, check=False,
         env={**os.environ, "SUITE_PROMOTED_DIR": str(tmp_path / "promoted")},
@@ -105,15 +107,24 @@ def test_promote_refuses_an_inconclusive_verdict(raced_run, tmp_path):
     assert not (tmp_path / "promoted").exists()
 
 
+def _with_returns(run_dir, copy_to, returns):
+    """A copy of the run whose iterations' returns are ``returns(iterations)``."""
+    shutil.copytree(run_dir, copy_to)
+    iterations = pd.read_parquet(copy_to / schema.ITERATIONS_FILE)
+    iterations["episode_return_mean"] = returns(iterations)
+    iterations.to_parquet(copy_to / schema.ITERATIONS_FILE, index=False)
+    return copy_to
+
+
 def test_promote_writes_a_leaning_winner_with_its_evidence(raced_run, tmp_path, monkeypatch):
     """Known truth: the real run's K=2 returns lifted by 1,000 in the store, so K=2 leads with
     every seed (2 seeds: leaning, which may be promoted; inconclusive may not)."""
     run_dir, _ = raced_run
-    lifted = tmp_path / "run"
-    shutil.copytree(run_dir, lifted)
-    iterations = pd.read_parquet(lifted / schema.ITERATIONS_FILE)
-    iterations.loc[iterations["k"] == 2, "episode_return_mean"] += 1_000.0
-    iterations.to_parquet(lifted / schema.ITERATIONS_FILE, index=False)
+    lifted = _with_returns(
+        run_dir,
+        tmp_path / "run",
+        lambda it: it["episode_return_mean"] + 1_000.0 * (it["k"] == 2),
+    )
     promoted_dir = tmp_path / "promoted"
     monkeypatch.setenv("SUITE_PROMOTED_DIR", str(promoted_dir))
 
