@@ -33,6 +33,7 @@ class SweepProgress:
     started: float = field(default_factory=time.monotonic)
     trials: dict[str, TrialLine] = field(default_factory=dict)
     steps_before: float = 0.0  # work of trials that had ended before this (resumed) run
+    upper_bound: bool = False  # a race: totals are its worst case, eliminations cut them
 
     def restore(self, trial_id: str, label: str, status: str, steps: float) -> None:
         """A trial that had ended before a resume: done, and not part of this run's pace."""
@@ -64,24 +65,27 @@ class SweepProgress:
 
     def plain_line(self) -> str:
         counts = self.counts()
-        pending = self.total_trials - sum(counts.values())
+        pending = max(0, self.total_trials - sum(counts.values()))
         planned = self.total_trials * self.env_steps_per_trial
+        most = "at most " if self.upper_bound else ""
         return (
             f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts['RUNNING']}, done "
             f"{counts['TERMINATED']}, failed {counts['ERROR']}, stalled {counts['STALLED']}, "
-            f"pending {pending}; env steps {self.steps_done():,.0f} of {planned:,}; elapsed "
-            f"{_duration(time.monotonic() - self.started)}, ETA {_duration(self.eta_s())}"
+            f"pending {most}{pending}; env steps {self.steps_done():,.0f} of {most}{planned:,}; "
+            f"elapsed {_duration(time.monotonic() - self.started)}, ETA {most}"
+            f"{_duration(self.eta_s())}"
         )
 
     def render(self) -> Group:
         counts = self.counts()
-        pending = self.total_trials - sum(counts.values())
+        pending = max(0, self.total_trials - sum(counts.values()))
         eta = self.eta_s()
         elapsed = _duration(time.monotonic() - self.started)
         head = (
             f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
-            f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending {pending}  "
-            f"elapsed {elapsed}  ETA {_duration(eta)}"
+            f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending "
+            f"{'at most ' * self.upper_bound}{pending}  elapsed {elapsed}  ETA "
+            f"{'at most ' * self.upper_bound}{_duration(eta)}"
         )
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("trial", "status", "env steps", "return", "steps/s"):

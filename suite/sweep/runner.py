@@ -147,6 +147,10 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
     from suite.dashboards.trial_logger import make_wandb_callback
 
     progress = SweepProgress(plan.sweep.name, len(plan.trials), plan.env_steps)
+    if plan.race:  # the race's worst case: every cell through every rung
+        race, cells = plan.race, len(plan.race_cells or {})
+        most = sum(race.new_seeds(i) for i in range(len(race.rungs))) * cells
+        progress = SweepProgress(plan.sweep.name, most, race.final_env_steps, upper_bound=True)
     wandb = resolve_settings(
         options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
     )
