@@ -47,13 +47,13 @@ PRIVATE_NAMES: dict[tuple[str, str], str] = {
     ("ray.tune.search:BasicVariantGenerator", "_uuid_prefix"): "suite.sweep.trial_ids",
     ("ray.tune.trainable.trainable:Trainable", "_trial_info"): "suite.sweep.trainable",
     ("ray.air.integrations.wandb:WandbLoggerCallback", "_start_logging_actor"): (
-        "suite.dashboards.trial_logger"
+        "suite.sweep.sinks.wandb_logger"
     ),
     ("ray.air.integrations.wandb:WandbLoggerCallback", "_trial_logging_actors"): (
-        "suite.dashboards.trial_logger"
+        "suite.sweep.sinks.wandb_logger"
     ),
     ("ray.air.integrations.wandb:WandbLoggerCallback", "_trial_queues"): (
-        "suite.dashboards.trial_logger"
+        "suite.sweep.sinks.wandb_logger"
     ),
 }
 

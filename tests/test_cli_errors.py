@@ -146,7 +146,7 @@ def test_gpus_on_a_cpu_only_cluster_are_refused_fast(tmp_path):
     )
     print(f"learner_scaling --budget full refused in {seconds:.1f} s")
     line = assert_one_line_error(done, "GPU", "can never be scheduled", "--address")
-    assert "num_gpus_per_learner=1" in line
+    assert "_G1_" in line  # the refused trials are named by their labels
     assert not any(tmp_path.iterdir())
 
 

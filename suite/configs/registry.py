@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -129,6 +130,20 @@ def get_config(name: str) -> TunedConfig:
         if tuned.name == name:
             return tuned
     raise unknown_name_error("config", name, [t.name for t in TUNED_CONFIGS])
+
+
+def env_threshold(config_name: str, env: str) -> float:
+    """The return threshold of ``env`` for a trial started from tuned config ``config_name``.
+
+    A setting may replace a config's env (``settings={"env": "Acrobot-v1"}``): the threshold is
+    then that of the tuned configs for the new env, and NaN (no threshold, so no time to
+    threshold) when none or several disagreeing ones know it, never the old env's.
+    """
+    tuned = get_config(config_name)
+    if tuned.env == env:
+        return tuned.threshold
+    known = {t.threshold for t in TUNED_CONFIGS if t.env == env}
+    return known.pop() if len(known) == 1 else math.nan
 
 
 def config_for_env(env: str) -> TunedConfig:

@@ -83,6 +83,15 @@ class Plan:
                 lines.append(f"{config_name}: {N_CANNOT_MATTER}")
         return lines
 
+    def threshold_warnings(self) -> list[str]:
+        """One line per env no tuned config knows (a setting replaced the config's env)."""
+        unknown = [t.spec.env for t in self.trials if math.isnan(t.spec.threshold)]
+        return [
+            f"{env}: no tuned config knows this env, so it has no return threshold: steps and "
+            "seconds to threshold stay empty (not the original env's threshold)"
+            for env in dict.fromkeys(unknown)
+        ]
+
     def estimate_line(self) -> str:
         seconds = self.total_seconds
         line = (
@@ -131,7 +140,7 @@ def check_schedulable(plan: Plan) -> None:
         return
     missing = sorted({problem.resource for _, problems in refused for problem in problems})
     named = "; ".join(
-        f"#{trial.index} [{trial.spec.label()}] {problems[0].text}"
+        f"#{trial.index} [{trial.spec.label(trial.config)}] {problems[0].text}"
         for trial, problems in refused[:4]
     )
     more = f" (and {len(refused) - 4} more)" if len(refused) > 4 else ""

@@ -14,6 +14,7 @@ from rich.live import Live
 from rich.table import Table
 
 from suite.collect import rows
+from suite.sweep.sinks.identity import identify
 
 
 @dataclass
@@ -218,8 +219,4 @@ def _last_line(path: str) -> str:
 
 
 def _label(trial) -> str:
-    from suite.sweep.trainable import TRIAL_KEY
-
-    spec = trial.config[TRIAL_KEY]
-    axes = " ".join(f"{key}={value}" for key, value in spec["axes"].items())
-    return f"{spec['env'].removeprefix('ALE/')} {axes}"
+    return identify(trial).label
