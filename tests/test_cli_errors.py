@@ -19,9 +19,9 @@ from unittest import mock
 
 import pytest
 
+from suite.bench.synthetic_store import write_synthetic_run
 from suite.report.__main__ import main as report_main
 from suite.store import schema
-from suite.store.synthetic import write_synthetic_run
 from suite.sweep.cli import main as sweep_main
 
 REPO = Path(__file__).resolve().parents[1]

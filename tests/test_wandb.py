@@ -19,6 +19,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+from suite.bench.synthetic_store import write_synthetic_run
 from suite.dashboards.naming import wandb_metrics
 from suite.dashboards.run_files import RunFileError, offline_run_files, read_offline_run
 from suite.dashboards.settings import (
@@ -36,7 +37,6 @@ from suite.dashboards.workspace import (
     write_dashboard_json,
 )
 from suite.store.schema import AXIS_COLUMNS, ITERATION_COLUMNS, METRIC_KEYS
-from suite.store.synthetic import write_synthetic_run
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.wandb_logger import make_wandb_callback, run_config
 from suite.sweep.spec import TRIAL_KEY
