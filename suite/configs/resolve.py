@@ -11,6 +11,7 @@ from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs.axes import AXES, SEED
 from suite.configs.registry import get_config
+from suite.ray_internals import rllib_bundles
 
 
 class ConfigError(ValueError):
@@ -113,9 +114,8 @@ def check_main_process_bundle(config: APPOConfig) -> None:
     something: Tune then drops the empty first bundle, but RLlib still places env runner i in
     bundle i, one bundle off, and trials fail with "placement group bundle index ... is invalid"
     (or run on resources reserved for something else)."""
-    from ray.rllib.algorithms.utils import _get_main_process_bundle  # the bundle Tune gets
-
-    if any(_get_main_process_bundle(config).values()):
+    main_process, _, _ = rllib_bundles(config)  # the first bundle is the one Tune gets
+    if any(main_process.values()):
         return
     _require(
         not (config.num_env_runners or config.num_learners),

@@ -14,6 +14,7 @@ from ray.rllib.algorithms.appo import APPO, APPOConfig
 from ray.tune.result import TRIAL_INFO
 
 from suite.collect.rows import env_steps
+from suite.ray_internals import set_trial_info
 from suite.sweep.spec import TRIAL_KEY, trial_spec
 from suite.sweep.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
 from suite.sweep.stall_inbox import report_stall
@@ -71,7 +72,7 @@ class SuiteAPPO(APPO):
         if trial_info is not None:
             # Tune passes its trial info inside the config dict replaced above; without it
             # self.trial_id would read "default".
-            self._trial_info = trial_info
+            set_trial_info(self, trial_info)
         if watchdog:
             self._suite_watchdog = self._start_watchdog(watchdog)
 

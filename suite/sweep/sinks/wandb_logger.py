@@ -18,6 +18,7 @@ from ray.tune import Callback
 from suite.collect.rows import iteration_row
 from suite.dashboards.naming import wandb_metrics, wandb_run_id
 from suite.dashboards.settings import WandbSettings
+from suite.ray_internals import start_wandb_run, wandb_run_queued, wandb_run_started
 from suite.sweep.sinks.identity import TrialIdentity, identify
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ class SweepWandbCallback(WandbLoggerCallback):
     def log_trial_start(self, trial) -> None:
         found = identify(trial)
         self._axes[trial] = found.axes
-        self._start_logging_actor(
+        start_wandb_run(
+            self,
             trial,
             exclude_results=[],
             id=wandb_run_id(self.run_id, trial.trial_id),
@@ -83,7 +85,7 @@ class SweepWandbCallback(WandbLoggerCallback):
         )
 
     def log_trial_result(self, iteration: int, trial, result: dict) -> None:
-        if trial not in self._trial_logging_actors:
+        if not wandb_run_started(self, trial):
             self.log_trial_start(trial)
         try:
             metrics = wandb_metrics(iteration_row(result, self._axes[trial]))
@@ -96,6 +98,6 @@ class SweepWandbCallback(WandbLoggerCallback):
     def log_trial_end(self, trial, failed: bool = False) -> None:
         # Ray's logger assumes every ending trial was started; a trial that fails while its
         # actor is being built never was (ray 2.60 then raises KeyError and stops the sweep).
-        if trial not in self._trial_queues:
+        if not wandb_run_queued(self, trial):
             return
         super().log_trial_end(trial, failed=failed)
