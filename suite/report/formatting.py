@@ -1,36 +1,11 @@
-"""Numbers, intervals, counts and cells as a person reads them (no 6.04e+03, no "1 seeds")."""
+"""Intervals and cells as a person reads them; numbers and counts through suite.humanize."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
+from suite.humanize import fmt, plural
 from suite.stats import Interval
 
-
-def fmt(value, digits: int = 3) -> str:
-    """6040.0 -> "6,040"; 0.859416 -> "0.859"; NaN -> "n/a"; inf -> "never"."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool | str):
-        return str(value)
-    if isinstance(value, int | np.integer):
-        return f"{value:,}"
-    if not isinstance(value, float | np.floating):
-        return str(value)
-    if math.isnan(value):
-        return "n/a"
-    if math.isinf(value):
-        return "never"
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 10**digits:
-        return f"{value:,.0f}"
-    if abs(value) < 1e-3:
-        return f"{value:.1e}"
-    text = f"{value:.{digits}g}"
-    return text
+__all__ = ["describe_cell", "fmt", "fmt_interval", "learners_text", "plural", "sampling_text"]
 
 
 def fmt_interval(found: Interval | None) -> str:
@@ -39,10 +14,6 @@ def fmt_interval(found: Interval | None) -> str:
     if not found.known:
         return f"{fmt(found.point)} (no CI: fewer than 2 seeds)"
     return f"{fmt(found.point)} [95% CI {fmt(found.low)}, {fmt(found.high)}]"
-
-
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
 def learners_text(num_learners: float, gpus_per_learner: float) -> str:

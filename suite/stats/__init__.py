@@ -2,7 +2,9 @@
 
 from suite.stats.intervals import (
     Interval,
+    IntervalBand,
     probability_of_improvement_ci,
+    stratified_bootstrap_band,
     stratified_bootstrap_ci,
 )
 from suite.stats.metrics import (
@@ -15,11 +17,13 @@ from suite.stats.metrics import (
 
 __all__ = [
     "Interval",
+    "IntervalBand",
     "interquartile_mean",
     "mean",
     "median",
     "performance_profile",
     "probability_of_improvement",
     "probability_of_improvement_ci",
+    "stratified_bootstrap_band",
     "stratified_bootstrap_ci",
 ]

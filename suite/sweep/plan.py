@@ -12,10 +12,10 @@ from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.aggregation import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
 from suite.configs.resolve import resolve
+from suite.humanize import duration
 from suite.sweep.estimate import (
     FAR_BEYOND_S,
     TrialEstimate,
-    format_duration,
     measured_rates,
     sweep_seconds,
     trial_estimate,
@@ -96,7 +96,7 @@ class Plan:
         seconds = self.total_seconds
         line = (
             f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
-            f"once on {self.cluster.describe()}: about {format_duration(seconds)}"
+            f"once on {self.cluster.describe()}: about {duration(seconds)}"
         )
         if not math.isnan(seconds) and seconds > FAR_BEYOND_S:
             line += " -- far beyond this machine: use a smaller --budget or a cluster (--address)"

@@ -14,6 +14,7 @@ from rich.live import Live
 from rich.table import Table
 
 from suite.collect import rows
+from suite.humanize import duration, fmt
 from suite.sweep.sinks.identity import identify
 
 
@@ -71,18 +72,18 @@ class SweepProgress:
             f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts['RUNNING']}, done "
             f"{counts['TERMINATED']}, failed {counts['ERROR']}, stalled {counts['STALLED']}, "
             f"pending {pending}; env steps {self.steps_done():,.0f} of {planned:,}; elapsed "
-            f"{_duration(time.monotonic() - self.started)}, ETA {_duration(self.eta_s())}"
+            f"{duration(time.monotonic() - self.started)}, ETA {duration(self.eta_s())}"
         )
 
     def render(self) -> Group:
         counts = self.counts()
         pending = self.total_trials - sum(counts.values())
         eta = self.eta_s()
-        elapsed = _duration(time.monotonic() - self.started)
+        elapsed = duration(time.monotonic() - self.started)
         head = (
             f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
             f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending {pending}  "
-            f"elapsed {elapsed}  ETA {_duration(eta)}"
+            f"elapsed {elapsed}  ETA {duration(eta)}"
         )
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("trial", "status", "env steps", "return", "steps/s"):
@@ -92,8 +93,8 @@ class SweepProgress:
                 line.label,
                 line.status,
                 f"{line.env_steps:,.0f}",
-                _number(line.episode_return),
-                _number(line.steps_per_s),
+                fmt(line.episode_return),
+                fmt(line.steps_per_s),
             )
         return Group(head, table)
 
@@ -101,18 +102,6 @@ class SweepProgress:
         order = {"RUNNING": 0, "STALLED": 1, "ERROR": 1, "TERMINATED": 2}
         lines = sorted(self.trials.values(), key=lambda line: order.get(line.status, 3))
         return lines[:limit]
-
-
-def _number(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:,.1f}"
-
-
-def _duration(seconds: float) -> str:
-    if math.isnan(seconds):
-        return "?"
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 class ProgressView(Callback):
