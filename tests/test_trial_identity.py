@@ -20,6 +20,7 @@ from suite.configs.registry import env_threshold, get_config
 from suite.configs.resolve import AXIS_KEYS
 from suite.report import analysis
 from suite.store import schema
+from suite.sweep.cli import main as sweep_main
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import _label as progress_label
 from suite.sweep.sinks.store import StoreWriter
@@ -192,3 +193,9 @@ def test_dry_run_of_a_sweep_file_that_sets_the_env_shows_that_env(tmp_path):
 def test_dry_run_with_set_env_shows_that_env():
     out = dry_run("cartpole_nk", "--set", "env=Acrobot-v1")
     assert "Acrobot-v1" in out and "CartPole" not in out
+
+
+def test_an_env_that_cannot_name_a_trial_is_refused_in_one_line(capsys):
+    assert sweep_main(["cartpole_nk", "--set", "env=5", "--dry-run", "--wandb", "off"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "env must be a gymnasium id" in err[0], err

@@ -106,6 +106,11 @@ def validate(config: APPOConfig) -> None:
         _is_int(runners) and runners >= 0,
         f"num_env_runners must be an integer >= 0, got {runners!r}",
     )
+    _require(
+        isinstance(config.env, str | type),
+        f"env must be a gymnasium id (e.g. --set env=Acrobot-v1) or an env class, got "
+        f"{config.env!r}, which no trial could be named after",
+    )
     check_main_process_bundle(config)
 
 
