@@ -37,6 +37,8 @@ import gymnasium as gym
 from ray.rllib.algorithms.appo.utils import CircularBuffer
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from suite.ray_internals import buffer_puts, learner_in_queue
+
 HOLD_UNTIL_PUTS = 4
 
 
@@ -107,11 +109,11 @@ class HeldCircularBuffer(CircularBuffer):
     instance's class holds even the ``get()`` already waiting."""
 
     def __len__(self) -> int:
-        return super().__len__() if self._num_added >= HOLD_UNTIL_PUTS else 0
+        return super().__len__() if buffer_puts(self) >= HOLD_UNTIL_PUTS else 0
 
 
 def _hold(learner) -> None:
-    learner._learner_thread_in_queue.__class__ = HeldCircularBuffer
+    learner_in_queue(learner).__class__ = HeldCircularBuffer
 
 
 class HoldLearnerThread(RLlibCallback):

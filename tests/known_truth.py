@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from suite.bench.synthetic_store import NS, write_synthetic_run
 from suite.store import schema
-from suite.store.synthetic import NS, write_synthetic_run
 
 CARTPOLE, PONG = "CartPole-v1", "ALE/Pong-v5"
 GRID_CELLS = 2 * len(NS) * 3

@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 from known_truth import copy_as_other_run, known_truth_run, shift_returns
 
+from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
 from suite.report.__main__ import main
 from suite.report.compare import build_comparison
 from suite.store import schema
-from suite.store.synthetic import write_synthetic_run
 
 
 @pytest.fixture(scope="module")

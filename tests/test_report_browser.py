@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
-from suite.store.synthetic import write_synthetic_run
 
 pytestmark = pytest.mark.browser
 

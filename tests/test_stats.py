@@ -10,6 +10,7 @@ from suite.stats import (
     performance_profile,
     probability_of_improvement,
     probability_of_improvement_ci,
+    stratified_bootstrap_band,
     stratified_bootstrap_ci,
 )
 from suite.stats.intervals import RESAMPLES
@@ -103,3 +104,14 @@ def test_probability_of_improvement_ci():
 def test_interval_overlap():
     assert Interval(1, 0, 2).overlaps(Interval(3, 2, 4))
     assert not Interval(1, 0, 1.5).overlaps(Interval(3, 2, 4))
+
+
+def test_band_is_the_per_point_interval_from_one_resampling_of_the_runs():
+    runs = np.array([[1.0, 5.0, 2.0, 8.0, 3.0], [10.0, 12.0, 11.0, 30.0, 9.0]])  # (points, runs)
+    found = stratified_bootstrap_band(interquartile_mean, [runs], resamples=500, seed=4)
+    for point, row in enumerate(runs):
+        alone = stratified_bootstrap_ci(interquartile_mean, [row], resamples=500, seed=4)
+        assert found.point[point] == pytest.approx(alone.point)
+        assert (found.low[point], found.high[point]) == pytest.approx((alone.low, alone.high))
+    one_run = stratified_bootstrap_band(interquartile_mean, [runs[:, :1]])
+    assert np.isnan(one_run.low).all() and list(one_run.point) == [1.0, 10.0]

@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from suite.bench.synthetic_store import write_synthetic_run
 from suite.store import schema
 from suite.store.reader import StoreError, load_run
-from suite.store.synthetic import write_synthetic_run
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib
 import numpy as np
 import pytest
 
+from suite.bench.synthetic_store import write_synthetic_run
+from suite.dashboards.naming import wandb_metrics
 from suite.dashboards.run_files import RunFileError, offline_run_files, read_offline_run
 from suite.dashboards.settings import (
     WandbModeError,
@@ -27,14 +30,6 @@ from suite.dashboards.settings import (
     resolve_settings,
 )
 from suite.dashboards.summary_run import log_summary_run
-from suite.dashboards.trial_logger import (
-    TrialConfigError,
-    make_wandb_callback,
-    run_config,
-    run_name,
-    trial_axes,
-    wandb_metrics,
-)
 from suite.dashboards.workspace import (
     DashboardError,
     dashboard_definition,
@@ -42,7 +37,9 @@ from suite.dashboards.workspace import (
     write_dashboard_json,
 )
 from suite.store.schema import AXIS_COLUMNS, ITERATION_COLUMNS, METRIC_KEYS
-from suite.store.synthetic import write_synthetic_run
+from suite.sweep.sinks.identity import identify
+from suite.sweep.sinks.wandb_logger import make_wandb_callback, run_config
+from suite.sweep.spec import TRIAL_KEY
 
 REPO = Path(__file__).resolve().parents[1]
 CLOSED_PORT_URL = "http://127.0.0.1:9"  # discard port: nothing listens, connect is refused
@@ -83,28 +80,20 @@ def suite_trial(config_name="pong", env="ALE/Pong-v5", **axes) -> dict:
 # ---- naming, config and metric keys ------------------------------------------------------
 
 
-def test_run_name_carries_env_n_k_learners_gpus_and_seed():
-    pong = {"env": "ALE/Pong-v5", "n": 4, "k": 2, "broadcast_interval": 5, "num_learners": 1}
-    pong_name = run_name(pong | {"num_gpus_per_learner": 0.5, "seed": 0})
-    assert pong_name == "Pong-v5_N4_K2_B5_L1_G0.5_s0"
-    cartpole = {"env": "CartPole-v1", "n": 1, "k": 8, "broadcast_interval": 1, "num_learners": 0}
-    cartpole |= {"num_gpus_per_learner": 0.0, "seed": 3}
-    assert run_name(cartpole) == "CartPole-v1_N1_K8_B1_L0_G0_s3"
+def tune_trial(param: dict, trial_id: str) -> SimpleNamespace:
+    return SimpleNamespace(config={TRIAL_KEY: param}, trial_id=trial_id)
 
 
 def test_run_config_has_every_axis_including_unswept_ones():
-    config = run_config({"suite_trial": suite_trial(n=4, num_gpus_per_learner=0.5)}, "abc_00001")
+    found = identify(tune_trial(suite_trial(n=4, num_gpus_per_learner=0.5), "abc_00001"))
+    config = run_config(found, "20250101-000000")
     assert set(AXIS_COLUMNS) <= set(config)
     assert (config["n"], config["trial_id"], config["env"]) == (4, "abc_00001", "ALE/Pong-v5")
     assert config["num_gpus_per_learner"] == 0.5
     assert config["k"] >= 1 and config["num_env_runners"] >= 0  # from the tuned config
     assert config["budget"] == "smoke" and config["config_name"] == "pong"
     assert config["run_id"] == "20250101-000000" and config["overrides"] == {"lr": 0.0005}
-
-
-def test_trial_without_suite_metadata_is_a_clear_error():
-    with pytest.raises(TrialConfigError, match="suite_trial"):
-        trial_axes({"lr": 0.1}, "abc_00000")
+    assert config["label"].startswith("Pong-v5_N4_") and "_G0.5_" in config["label"]
 
 
 def test_metrics_use_the_schema_names_and_keep_nan():
@@ -273,8 +262,8 @@ def test_real_appo_trials_log_schema_metrics_and_axes_offline(offline_wandb):
 
     runs = {run.name: run for run in map(read_offline_run, offline_run_files(results_dir))}
     assert sorted(runs) == [
-        "CartPole-v1_N1_K2_B1_L0_G0_s0",
-        "CartPole-v1_N2_K2_B1_L0_G0_s0",
+        "CartPole-v1_N1_K2_B1_L0_G0_R1_E4_s0",
+        "CartPole-v1_N2_K2_B1_L0_G0_R1_E4_s0",
     ]
     for result in results:
         trial_id = result.metrics["trial_id"]

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
-from suite.store.writer import TIMING_FILE
 
 SWEEP = "cartpole_nk"
 TARGET = 0.95
@@ -29,7 +28,7 @@ def where_time_went(run_dir: Path) -> dict:
     started = dt.datetime.fromisoformat(meta["started_at"]).timestamp()
     ended = dt.datetime.fromisoformat(meta["ended_at"]).timestamp()
     spans = []
-    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{TIMING_FILE}"):
+    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{schema.TIMING_FILE}"):
         timing = json.loads(path.read_text())
         spans.append((timing["started_at"], timing["ended_at"], timing["resources"].get("CPU")))
     held = sum(end - begin for begin, end, _ in spans)

@@ -10,8 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
-from suite.store.synthetic import write_synthetic_run
 
 SIZES = ((250, 1_000), (500, 1_000), (1_000, 1_000))
 TARGET_S = 10.0

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
+from suite.humanize import fmt
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Spread:
         """'median (IQR q1-q3, min-max, n)'; infinite values (never reached) print as '>budget'."""
 
         def number(value: float) -> str:
-            return f"{value:,.{digits}f}" if math.isfinite(value) else "not reached"
+            return fmt(value, decimals=digits, infinite="not reached")
 
         return (
             f"{number(self.median)} (IQR {number(self.q1)}-{number(self.q3)}, "

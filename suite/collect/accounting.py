@@ -45,6 +45,16 @@ from suite.collect.ledger import (
     is_train_item,
     new_record,
 )
+from suite.ray_internals import (
+    buffer_capacity,
+    buffer_lock,
+    buffer_offset,
+    buffer_puts,
+    buffer_slots,
+    buffer_usable_samples,
+    set_buffer_lock,
+    wrap_buffer_rng,
+)
 
 __all__ = [
     "SNAPSHOT_KEYS",
@@ -62,16 +72,16 @@ class _ObservedRng:
     """Delegates to the buffer's generator and reports each slot ``get()`` picks."""
 
     def __init__(self, rng: np.random.Generator, on_choice: Callable[[int], None]):
-        self._rng = rng
+        self._generator = rng
         self._on_choice = on_choice
 
     def choice(self, *args, **kwargs):
-        index = self._rng.choice(*args, **kwargs)
+        index = self._generator.choice(*args, **kwargs)
         self._on_choice(int(index))
         return index
 
     def __getattr__(self, name: str):
-        return getattr(self._rng, name)
+        return getattr(self._generator, name)
 
 
 class CircularBufferAccountant(BufferAccountant):
@@ -79,24 +89,24 @@ class CircularBufferAccountant(BufferAccountant):
 
     def __init__(self, buffer: CircularBuffer, consumer_waiting: bool = False):
         new_lock = threading.RLock()  # the put wrapper re-enters it through the original put
-        with buffer._lock, new_lock:
-            if buffer._num_added:
+        with buffer_lock(buffer), new_lock:
+            if buffer_puts(buffer):
                 raise BufferAttachError(
-                    f"circular buffer already holds {buffer._num_added} put(s); attach the "
+                    f"circular buffer already holds {buffer_puts(buffer)} put(s); attach the "
                     "accountant before training starts (e.g. in on_algorithm_init)"
                 )
-            buffer._lock = new_lock
+            set_buffer_lock(buffer, new_lock)
             super().__init__(new_lock, consumer_waiting)
-            self._buffer = buffer
+            self._ring = buffer
             self.uses_per_batch = buffer.iterations_per_batch
-            self.capacity = buffer._NxK
+            self.capacity = buffer_capacity(buffer)
             self._records: deque[BatchRecord] = deque()
             self._evicted = LifetimeCounts(uses_per_batch=self.uses_per_batch)
             self._install(buffer)
 
     def _install(self, buffer: CircularBuffer) -> None:
         original_put = buffer.put
-        buffer._rng = _ObservedRng(buffer._rng, self._on_choice)
+        wrap_buffer_rng(buffer, lambda rng: _ObservedRng(rng, self._on_choice))
         buffer.get = self._timed_get(buffer.get)
 
         def put(item, block=True, timeout=None):
@@ -107,13 +117,14 @@ class CircularBufferAccountant(BufferAccountant):
         buffer.put = put
 
     def _before_put(self, item: object) -> None:
-        buffer = self._buffer
+        buffer = self._ring
         self._puts += 1
         if len(self._records) == buffer.num_batches:
-            unused = sum(buffer._buffer[slot] is not None for slot in range(self.uses_per_batch))
+            slots = buffer_slots(buffer)
+            unused = sum(slots[slot] is not None for slot in range(self.uses_per_batch))
             self._account_eviction(self._records.popleft(), unused)
         if is_train_item(item):
-            self._record_occupancy(len(buffer._indices))
+            self._record_occupancy(buffer_usable_samples(buffer))
         self._records.append(new_record(item, self._samples_observed))
 
     def _account_eviction(self, record: BatchRecord, unused: int) -> None:
@@ -132,22 +143,21 @@ class CircularBufferAccountant(BufferAccountant):
             evicted.env_steps_dropped += record.env_steps
 
     def _usable_samples_locked(self) -> int:
-        return len(self._buffer._indices)
+        return buffer_usable_samples(self._ring)
 
     def _first_record_slot(self) -> int:
         return self.capacity - self.uses_per_batch * len(self._records)
 
     def _on_choice(self, absolute_index: int) -> None:
         self._on_take()
-        buffer = self._buffer
-        slot = absolute_index - buffer._offset + buffer._NxK
+        slot = absolute_index - buffer_offset(self._ring) + self.capacity
         record = self._records[(slot - self._first_record_slot()) // self.uses_per_batch]
         if record.is_batch:
             self._record_sample(record)
 
     def _counts_locked(self) -> LifetimeCounts:
         counts = LifetimeCounts(**vars(self._evicted))
-        slots = list(self._buffer._buffer)[self._first_record_slot() :]
+        slots = list(buffer_slots(self._ring))[self._first_record_slot() :]
         k = self.uses_per_batch
         for position, record in enumerate(self._records):
             if not record.is_batch:

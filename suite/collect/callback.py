@@ -26,6 +26,7 @@ from suite.collect.accounting import IterationHarvest, attach_accountant
 from suite.collect.deadlock_guard import guard_enabled, install_guard
 from suite.collect.ledger import SNAPSHOT_KEYS, ratio
 from suite.collect.rows import BUFFER_RESULT_KEY
+from suite.ray_internals import learner_in_queue, learner_rank, learner_thread
 
 LEARNER_ATTRIBUTE = "_suite_buffer_accountant"
 SUMMED_KEYS = tuple(
@@ -42,14 +43,14 @@ class LearnerHarvestError(RuntimeError):
 def attach_to_learner(learner: Any) -> int:
     """Runs on each learner (local or remote actor): exact accounting, and the deadlock guard
     unless the config turns it off. Returns the learner's rank."""
-    thread = getattr(learner, "_learner_thread", None)
+    thread = learner_thread(learner)
     accountant = attach_accountant(
-        learner._learner_thread_in_queue,
+        learner_in_queue(learner),
         consumer_waiting=thread is not None and thread.is_alive(),
     )
     setattr(learner, LEARNER_ATTRIBUTE, accountant)
-    if hasattr(learner, "_agg_event") and guard_enabled(learner.config.learner_config_dict):
-        install_guard(learner, accountant)
+    if guard_enabled(learner.config.learner_config_dict):
+        install_guard(learner, accountant)  # nothing to guard without an aggregation event
     return learner_rank(learner)
 
 
@@ -63,10 +64,6 @@ def harvest_learner(learner: Any, iteration_s: float | None = None) -> tuple[int
             "counts need BufferAccountingCallback to attach before the first update"
         )
     return learner_rank(learner), accountant.harvest(iteration_s)
-
-
-def learner_rank(learner: Any) -> int:
-    return int(getattr(learner, "_rank", 0))
 
 
 def _values_from_learners(algorithm: Any, func) -> list:

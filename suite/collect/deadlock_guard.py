@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from suite.configs.layers import DEADLOCK_GUARD_SETTING
+from suite.ray_internals import gpu_loader_busy, replace_aggregation_event
 
 SETTING = DEADLOCK_GUARD_SETTING
 POLL_S = 0.05
@@ -74,18 +75,18 @@ class GuardedAggregationEvent(threading.Event):
                 return True
 
 
-def install_guard(learner: Any, accountant: Any) -> GuardedAggregationEvent:
+def install_guard(learner: Any, accountant: Any) -> GuardedAggregationEvent | None:
     """Swap the learner's aggregation event for a guarded one that counts its releases on
-    ``accountant.guard_releases``. Call before the first ``update()`` (``on_algorithm_init``)."""
+    ``accountant.guard_releases`` (None: the learner has no aggregation event). Call before the
+    first ``update()`` (``on_algorithm_init``)."""
 
     def stalled_token():
-        loader_queue = getattr(learner, "_gpu_loader_in_queue", None)
-        if getattr(learner, "_gpu_loader_threads", None) and not loader_queue.empty():
-            return None
-        return accountant.idle_on_empty()
+        return None if gpu_loader_busy(learner) else accountant.idle_on_empty()
 
-    event = GuardedAggregationEvent(stalled_token, accountant.count_guard_release)
-    if learner._agg_event.is_set():
-        event.set()
-    learner._agg_event = event
-    return event
+    def guarded(old: threading.Event) -> GuardedAggregationEvent:
+        event = GuardedAggregationEvent(stalled_token, accountant.count_guard_release)
+        if old.is_set():
+            event.set()
+        return event
+
+    return replace_aggregation_event(learner, guarded)

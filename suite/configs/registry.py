@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -138,10 +139,6 @@ def get_config(name: str) -> TunedConfig:
     raise unknown_name_error("config", name, [t.name for t in configs])
 
 
-def promoted_evidence(name: str) -> dict | None:
-    return next((p.evidence for p in load_promoted() if p.name == name), None)
-
-
 def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
     base = get_config(promoted.base)
     evidence = promoted.evidence
@@ -161,6 +158,20 @@ def _build_promoted(base: str, settings: dict) -> APPOConfig:
     from suite.configs.resolve import resolve  # resolve reads this registry
 
     return resolve(base, {}, settings)
+
+
+def env_threshold(config_name: str, env: str) -> float:
+    """The return threshold of ``env`` for a trial started from tuned config ``config_name``.
+
+    A setting may replace a config's env (``settings={"env": "Acrobot-v1"}``): the threshold is
+    then that of the tuned configs for the new env, and NaN (no threshold, so no time to
+    threshold) when none or several disagreeing ones know it, never the old env's.
+    """
+    tuned = get_config(config_name)
+    if tuned.env == env:
+        return tuned.threshold
+    known = {t.threshold for t in TUNED_CONFIGS if t.env == env}
+    return known.pop() if len(known) == 1 else math.nan
 
 
 def config_for_env(env: str) -> TunedConfig:

@@ -9,36 +9,38 @@ from typing import Any
 
 from ray.rllib.algorithms.appo import APPOConfig
 
+from suite.configs.axes import AXES, SEED
 from suite.configs.registry import get_config
+from suite.ray_internals import rllib_bundles
 
 
 class ConfigError(ValueError):
     """An invalid config value or key; the message names it and how to fix it."""
 
 
-# Sweep axis -> APPOConfig attribute. "env" is not here: it selects the tuned config itself.
-AXIS_KEYS = {
-    "n": "circular_buffer_num_batches",
-    "k": "circular_buffer_iterations_per_batch",
-    "broadcast_interval": "broadcast_interval",
-    "num_learners": "num_learners",
-    "num_gpus_per_learner": "num_gpus_per_learner",
-    "num_env_runners": "num_env_runners",
-    "num_envs_per_env_runner": "num_envs_per_env_runner",
-    "seed": "seed",
-}
+# Sweep axis (and "seed") -> APPOConfig attribute. "env" is not an axis: a tuned config names
+# its env, and a setting may replace it.
+AXIS_KEYS = {axis.name: axis.setting for axis in (*AXES, SEED)}
 
 
 def resolve(
     config_name: str, axes: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
 ) -> APPOConfig:
     """Tuned config ``config_name`` with the trial's axes, then the user's overrides, applied."""
+    config = configured(config_name, axes, overrides)
+    validate(config)
+    return config
+
+
+def configured(
+    config_name: str, axes: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+) -> APPOConfig:
+    """``resolve`` without the validation of the result (unknown keys are still refused)."""
     config = get_config(config_name).build()
     settings = {AXIS_KEYS.get(key, key): value for key, value in axes.items() if key != "env"}
     settings |= {AXIS_KEYS.get(key, key): value for key, value in (overrides or {}).items()}
     check_known_keys(config, settings)
     config.update_from_dict(settings)
-    validate(config)
     return config
 
 
@@ -104,6 +106,11 @@ def validate(config: APPOConfig) -> None:
         _is_int(runners) and runners >= 0,
         f"num_env_runners must be an integer >= 0, got {runners!r}",
     )
+    _require(
+        isinstance(config.env, str | type),
+        f"env must be a gymnasium id (e.g. --set env=Acrobot-v1) or an env class, got "
+        f"{config.env!r}, which no trial could be named after",
+    )
     check_main_process_bundle(config)
 
 
@@ -112,9 +119,8 @@ def check_main_process_bundle(config: APPOConfig) -> None:
     something: Tune then drops the empty first bundle, but RLlib still places env runner i in
     bundle i, one bundle off, and trials fail with "placement group bundle index ... is invalid"
     (or run on resources reserved for something else)."""
-    from ray.rllib.algorithms.utils import _get_main_process_bundle  # the bundle Tune gets
-
-    if any(_get_main_process_bundle(config).values()):
+    main_process, _, _ = rllib_bundles(config)  # the first bundle is the one Tune gets
+    if any(main_process.values()):
         return
     _require(
         not (config.num_env_runners or config.num_learners),

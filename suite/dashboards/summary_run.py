@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from suite.dashboards.naming import wandb_run_id
 from suite.dashboards.settings import WandbSettings
-from suite.dashboards.trial_logger import wandb_run_id
 from suite.dashboards.workspace import dashboard_definition, publish_dashboard
 from suite.store.reader import load_run
 

@@ -1,7 +1,7 @@
 """Per-cell statistics from the trials table only (the verdict lives in ``verdict.py``).
 
-A cell is one env x hardware x N x K x broadcast_interval setting; its seeds are the runs the
-statistics pool.
+A cell is one env x setting of every sweep axis (N, K, broadcast_interval, learners, GPUs, env
+runners, envs per runner); its seeds are the runs the statistics pool.
 Only finished (TERMINATED) trials enter the statistics; failed ones are counted and listed.
 """
 
@@ -13,11 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from suite.configs.axes import AXIS_NAMES
 from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
+SAMPLING = ["num_env_runners", "num_envs_per_env_runner"]
 BUFFER_AXES = ["n", "k", "broadcast_interval"]
-CELL = ["env", *HARDWARE, *BUFFER_AXES]
+# Every sweep axis is part of the cell key: trials that differ in any axis are never pooled as
+# if they were seeds of one setting.
+CELL = ["env", *AXIS_NAMES]
 FINISHED = "TERMINATED"
 
 

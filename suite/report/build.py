@@ -12,9 +12,15 @@ import pandas as pd
 from suite.report import analysis, budget, glossary, race, sections, trial_table, window
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.evidence import evidence_section, pooled_evidence
-from suite.report.formatting import fmt, learners_text, plural
+from suite.report.formatting import fmt, learners_text, plural, sampling_text
 from suite.report.reliability import reliability
-from suite.report.verdict_section import budget_text, normalizations, verdicts, why_missing
+from suite.report.verdict_section import (
+    budget_text,
+    normalizations,
+    varies,
+    verdicts,
+    why_missing,
+)
 from suite.store.reader import RunData, load_run
 
 REPORTS_DIR = Path("reports")
@@ -62,8 +68,9 @@ def report_context(run: RunData) -> dict:
         key: steady_cells(_of_trials(run.iterations, group), group)
         for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
     }
+    sampling = varies(trials, analysis.SAMPLING)
     settings = [
-        _setting(run, setting_trials, cells, scales, key, steady[key[:3]])
+        _setting(run, setting_trials, cells, scales, key, steady[key[:-1]], sampling)
         for key, setting_trials in trials.groupby(SETTING, sort=True)
     ]
     failed = trials[trials["status"] != analysis.FINISHED]
@@ -78,7 +85,7 @@ def report_context(run: RunData) -> dict:
         "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
         "settings": settings,
         "aggregation": [
-            _aggregation(run, group, cells, key, steady[key])
+            _aggregation(run, group, cells, key, steady[key], sampling)
             for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
         ],
         "scaling": sections.scaling(trials),
@@ -96,8 +103,8 @@ def report_context(run: RunData) -> dict:
     }
 
 
-# A report section per env x hardware x broadcast_interval: each shows one N x K grid.
-HARDWARE_SETTING = ["env", *analysis.HARDWARE]
+# A report section per env x hardware x sampling x broadcast_interval: each shows one N x K grid.
+HARDWARE_SETTING = ["env", *analysis.HARDWARE, *analysis.SAMPLING]
 SETTING = [*HARDWARE_SETTING, "broadcast_interval"]
 
 
@@ -132,14 +139,20 @@ def _budgets_text(trials: pd.DataFrame) -> str:
 
 
 def _setting(
-    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, scales, key, steady: pd.DataFrame
+    run: RunData,
+    trials: pd.DataFrame,
+    cells: pd.DataFrame,
+    scales,
+    key,
+    steady: pd.DataFrame,
+    with_sampling: bool,
 ) -> dict:
-    env, learners, gpus, interval = key
+    env, interval = key[0], key[-1]
     iterations = _of_trials(run.iterations, trials)
     mine = _matching(cells, SETTING, key)
     thresholds = trials["threshold"].dropna()
     threshold = float(thresholds.iloc[0]) if len(thresholds) else None
-    title = f"{env} · {learners_text(learners, gpus)} · broadcast_interval {interval:g}"
+    title = f"{_hardware_title(key[:-1], with_sampling)} · broadcast_interval {interval:g}"
     missing = {
         (n, k): why_missing(group)
         for (n, k), group in trials.groupby(["n", "k"])
@@ -161,10 +174,14 @@ def _setting(
 
 
 def _aggregation(
-    run: RunData, trials: pd.DataFrame, cells: pd.DataFrame, key, steady: pd.DataFrame
+    run: RunData,
+    trials: pd.DataFrame,
+    cells: pd.DataFrame,
+    key,
+    steady: pd.DataFrame,
+    with_sampling: bool,
 ) -> dict:
-    env, learners, gpus = key
-    title = f"{env} · {learners_text(learners, gpus)}"
+    title = _hardware_title(key, with_sampling)
     mine = _matching(cells, HARDWARE_SETTING, key)
     releases = window.guard_releases(run.iterations, trials)
     mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
@@ -173,6 +190,13 @@ def _aggregation(
         "model_error": model_error_text(steady),
         **window.aggregation_section(mine, title),
     }
+
+
+def _hardware_title(key: tuple, with_sampling: bool) -> str:
+    """``key``: the values of HARDWARE_SETTING."""
+    env, learners, gpus, runners, envs = key
+    title = f"{env} · {learners_text(learners, gpus)}"
+    return title + (f" · {sampling_text(runners, envs)}" if with_sampling else "")
 
 
 def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame, missing: dict) -> str:

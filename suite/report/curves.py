@@ -6,11 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+
+from suite.stats import interquartile_mean, stratified_bootstrap_band
 
 GRID_POINTS = 40
-BAND_RESAMPLES = 250  # per grid point, for the drawn band only; headline CIs use 2,000
-BAND_CONFIDENCE = 0.95
+# For the drawn band only (one resampling of the runs serves every grid point); the verdict's
+# CIs use suite.stats' default of 2,000.
+BAND_RESAMPLES = 250
 
 
 @dataclass(frozen=True)
@@ -50,18 +52,13 @@ def bands(curve_sets: list[list[tuple]], seed: int = 0) -> list[Band | None]:
     tables = [view[1] for view in views if view is not None and view[1].shape[0] > 1]
     if not tables or len({table.shape[0] for table in tables}) != 1:
         return [_single(curves, view) for curves, view in zip(curve_sets, views, strict=True)]
-    joined = np.hstack(tables)
-    result = stats.bootstrap(
-        (joined,),
-        lambda sample, axis: stats.trim_mean(sample, 0.25, axis=axis),
-        n_resamples=BAND_RESAMPLES,
-        confidence_level=BAND_CONFIDENCE,
-        method="percentile",
-        vectorized=True,
-        axis=0,
-        rng=np.random.default_rng(seed),
+    joined = np.hstack(
+        tables
+    ).T  # (grid points of every view, runs): one task, as suite.stats has it
+    found_band = stratified_bootstrap_band(
+        interquartile_mean, [joined], resamples=BAND_RESAMPLES, seed=seed
     )
-    low, high = result.confidence_interval.low, result.confidence_interval.high
+    low, high = found_band.low, found_band.high
     found, start = [], 0
     for curves, view in zip(curve_sets, views, strict=True):
         if view is None or view[1].shape[0] < 2:
@@ -69,7 +66,7 @@ def bands(curve_sets: list[list[tuple]], seed: int = 0) -> list[Band | None]:
             continue
         grid, table = view
         end = start + len(grid)
-        iqm = stats.trim_mean(table, 0.25, axis=0)
+        iqm = found_band.point[start:end]
         found.append(Band(grid, iqm, low[start:end], high[start:end], table.shape[0]))
         start = end
     return found
@@ -94,4 +91,4 @@ def _single(curves: list[tuple], view) -> Band | None:
     grid, table = view
     if table.shape[0] == 1:
         return Band(grid, table[0], None, None, 1)
-    return Band(grid, stats.trim_mean(table, 0.25, axis=0), None, None, table.shape[0])
+    return Band(grid, interquartile_mean([table.T]), None, None, table.shape[0])

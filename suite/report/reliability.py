@@ -7,6 +7,8 @@ import math
 
 import pandas as pd
 
+from suite.report import analysis
+
 DEADLOCK_EXPLAINED = (
     "RLlib 2.60's learner makes every broadcast_interval-th update() call wait until its learner "
     "thread has trained broadcast_interval times since the last aggregation. A batch the "
@@ -19,7 +21,7 @@ DEADLOCK_EXPLAINED = (
     "where plain RLlib 2.60 would have hung. benchmarks/repro/circular_buffer_deadlock.py "
     "reproduces it with plain RLlib."
 )
-CELL = ["env", "n", "k", "broadcast_interval", "num_learners", "num_gpus_per_learner"]
+CELL = analysis.CELL
 
 
 def reliability(trials: pd.DataFrame, metadata: dict) -> dict:

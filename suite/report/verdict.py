@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from suite.humanize import plural
 from suite.stats import (
     Interval,
     interquartile_mean,
@@ -198,10 +199,6 @@ def _fmt_interval(found: Interval, fmt) -> str:
     if not found.known:
         return f"IQM {fmt(found.point)}, no CI"
     return f"IQM {fmt(found.point)}, 95% CI {fmt(found.low)} to {fmt(found.high)}"
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def _equal(a: Interval, b: Interval) -> bool:

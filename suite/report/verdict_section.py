@@ -11,8 +11,12 @@ from suite.report.formatting import describe_cell, fmt, plural
 from suite.report.normalize import Normalization, normalization
 from suite.report.verdict import CellScores, Context, judge
 
-AXES = [*analysis.HARDWARE, *analysis.BUFFER_AXES]
+AXES = [axis for axis in analysis.CELL if axis != "env"]
 STATUS_WHY = {"ERROR": "failed", "STALLED": "stalled", "RUNNING": "did not finish"}
+
+
+def varies(trials: pd.DataFrame, columns: list[str]) -> bool:
+    return any(trials[column].nunique() > 1 for column in columns)
 
 
 def normalizations(trials: pd.DataFrame) -> dict[str, Normalization]:
@@ -54,8 +58,10 @@ def cell_scores(
     env_trials: pd.DataFrame, with_hardware: bool, with_interval: bool = False
 ) -> dict[tuple, CellScores]:
     cells = {}
+    sampling = varies(env_trials, analysis.SAMPLING)
     for key, group in env_trials.groupby(AXES, sort=True):
-        label = describe_cell(dict(zip(AXES, key, strict=True)), with_hardware, with_interval)
+        cell = dict(zip(AXES, key, strict=True))
+        label = describe_cell(cell, with_hardware, with_interval, sampling)
         scores = analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy()
         cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
     return cells
@@ -114,10 +120,12 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware, with
         for env, group in trials.groupby("env", sort=True)
     }
     keys = sorted(set.union(*(set(cells) for cells in per_env.values())))
+    sampling = varies(trials, analysis.SAMPLING)
     cells = []
     for key in keys:
         parts = {env: cells_of.get(key) for env, cells_of in per_env.items()}
-        label = describe_cell(dict(zip(AXES, key, strict=True)), with_hardware, with_interval)
+        cell = dict(zip(AXES, key, strict=True))
+        label = describe_cell(cell, with_hardware, with_interval, sampling)
         lacking = [env for env, part in parts.items() if part is None or part.missing_why]
         tasks = [norms[env](part.tasks[0]) for env, part in parts.items() if env not in lacking]
         why = f"no score on {', '.join(lacking)}" if lacking else ""

@@ -2,8 +2,10 @@
 
 from suite.stats.intervals import (
     Interval,
+    IntervalBand,
     improvement_p_value,
     probability_of_improvement_ci,
+    stratified_bootstrap_band,
     stratified_bootstrap_ci,
 )
 from suite.stats.metrics import (
@@ -16,6 +18,7 @@ from suite.stats.metrics import (
 
 __all__ = [
     "Interval",
+    "IntervalBand",
     "improvement_p_value",
     "interquartile_mean",
     "mean",
@@ -23,5 +26,6 @@ __all__ = [
     "performance_profile",
     "probability_of_improvement",
     "probability_of_improvement_ci",
+    "stratified_bootstrap_band",
     "stratified_bootstrap_ci",
 ]

@@ -54,6 +54,32 @@ def stratified_bootstrap_ci(
     return _bootstrap(lambda *tasks: metric(tasks), list(scores), resamples, confidence, seed)
 
 
+@dataclass(frozen=True)
+class IntervalBand:
+    """Point estimates with their confidence intervals, one per leading index of the scores
+    (e.g. per point of a learning curve); NaN bounds: too few runs to say."""
+
+    point: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+def stratified_bootstrap_band(
+    metric: Callable[[Scores], np.ndarray],
+    scores: Scores,
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: int = 0,
+) -> IntervalBand:
+    """``stratified_bootstrap_ci`` for scores with leading axes (each task's array is
+    ``(..., runs)``): one interval per leading index, from one resampling of the runs."""
+    bounds = _bootstrap_arrays(
+        lambda *tasks: metric(tasks), list(scores), resamples, confidence, seed
+    )
+    return IntervalBand(*bounds)
+
+
 def probability_of_improvement_ci(
     candidate: Scores,
     baseline: Scores,
@@ -112,12 +138,24 @@ def _bootstrap(
     confidence: float,
     seed: int,
 ) -> Interval:
+    point, low, high = _bootstrap_arrays(statistic, samples, resamples, confidence, seed)
+    return Interval(float(point), float(low), float(high))
+
+
+def _bootstrap_arrays(
+    statistic: Callable[..., np.ndarray],
+    samples: list,
+    resamples: int,
+    confidence: float,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     samples = [np.asarray(sample, dtype=float) for sample in samples]
-    if any(sample.size == 0 for sample in samples):
+    if any(sample.shape[-1] == 0 for sample in samples):
         raise ValueError("a task has no runs; drop empty tasks before asking for an interval")
-    point = float(statistic(*samples))
-    if min(sample.size for sample in samples) < MIN_RUNS_FOR_CI:
-        return Interval(point, math.nan, math.nan)
+    point = np.asarray(statistic(*samples), dtype=float)
+    if min(sample.shape[-1] for sample in samples) < MIN_RUNS_FOR_CI:
+        unknown = np.full(point.shape, math.nan)
+        return point, unknown, unknown
     result = stats.bootstrap(
         samples,
         lambda *resampled, axis: statistic(*resampled),
@@ -129,4 +167,4 @@ def _bootstrap(
         rng=np.random.default_rng(seed),
     )
     interval = result.confidence_interval
-    return Interval(point, float(interval.low), float(interval.high))
+    return point, np.asarray(interval.low, dtype=float), np.asarray(interval.high, dtype=float)

@@ -8,7 +8,9 @@ A sweep run writes, under ``results/<sweep>/<run-id>/``:
 - ``learners.parquet``    one row per trial x iteration x learner (``LEARNER_COLUMNS``): the
                           buffer counters of each learner; ``iterations`` holds their sum.
 - ``trials.parquet``      one row per trial (``TRIAL_COLUMNS``): status, error and summary.
-- ``trials/<trial_id>/config.json``  the fully resolved RLlib config and the trial's metadata.
+- ``trials/<trial_id>/config.json``  the fully resolved RLlib config and the trial's metadata;
+                          beside it ``timing.json``, ``node.json`` and the trial's own parts
+                          of ``iterations.parquet`` and ``learners.parquet``.
 
 Every table is readable with ``pandas.read_parquet`` alone. Counters named ``*_lifetime`` are
 cumulative since the trial started; the others describe the iteration they sit on.
@@ -16,27 +18,29 @@ cumulative since the trial started; the others describe the iteration they sit o
 
 from __future__ import annotations
 
+from suite.configs.axes import AXES, SEED
+
 RUN_METADATA_FILE = "run.json"
 ITERATIONS_FILE = "iterations.parquet"
 LEARNERS_FILE = "learners.parquet"
 TRIALS_FILE = "trials.parquet"
 TRIAL_CONFIG_DIR = "trials"
 RACE_FILE = "race.json"  # a raced run only: its schedule and what each rung decided
+# Inside trials/<trial_id>/:
+TRIAL_CONFIG_FILE = "config.json"  # spec, axes, resolved config, run metadata
+TIMING_FILE = "timing.json"  # when the trial held its resources, and which
+NODE_FILE = "node.json"  # the node and hardware it ran on
+PART_ITERATIONS = ITERATIONS_FILE  # the trial's own rows, consolidated into the run's tables
+PART_LEARNERS = LEARNERS_FILE
 
 # The sweep axes every row carries, so a table is self-describing.
 AXIS_COLUMNS: dict[str, str] = {
     "trial_id": "Tune trial id, unique within a run",
     "config_name": "name of the tuned config the trial started from",
-    "env": "gymnasium env id, e.g. ALE/Pong-v5",
-    "n": "circular_buffer_num_batches (N): batches the buffer holds",
-    "k": "circular_buffer_iterations_per_batch (K): max uses per batch",
-    "broadcast_interval": "RLlib broadcast_interval: every this-many learner update() calls wait "
-    "for as many learner-thread updates (the aggregation window; see suite/aggregation.py)",
-    "num_learners": "RLlib num_learners (0 = learner in the main process)",
-    "num_gpus_per_learner": "GPUs requested per learner (may be fractional)",
-    "num_env_runners": "remote env runners",
-    "num_envs_per_env_runner": "vectorised envs per env runner",
-    "seed": "the trial's seed",
+    "env": "the env it trained on, from its resolved config: a gymnasium id (e.g. ALE/Pong-v5) "
+    "or an env class's qualified name",
+    **{axis.name: axis.description for axis in AXES},
+    SEED.name: SEED.description,
     "budget": "budget name: smoke, laptop or full",
     "rung": "the race rung the trial ran in, from 0 (race.json says what each rung decided); "
     "-1: not a raced trial",
@@ -98,7 +102,8 @@ SUMMARY_COLUMNS: dict[str, str] = {
     "wall_time_s": "seconds at the last iteration",
     "final_return": "episode_return_mean at the last iteration",
     "iqm_return_last10pct": "interquartile mean of the returns over the last 10% of iterations",
-    "threshold": "the env's return threshold (from its tuned config)",
+    "threshold": "the env's return threshold, from the tuned configs for that env (NaN: no tuned "
+    "config knows the env, e.g. a setting replaced the env)",
     "env_steps_to_threshold": "first env step count with return >= threshold (NaN: never)",
     "seconds_to_threshold": "first wall time with return >= threshold (NaN: never)",
     "auc_return": "area under the return curve over env steps, divided by the steps covered",

@@ -78,13 +78,3 @@ def sweep_seconds(trial_seconds: Sequence[float], concurrency: int) -> float:
     for seconds in sorted(trial_seconds, reverse=True):
         slots[slots.index(min(slots))] += seconds
     return max(slots)
-
-
-def format_duration(seconds: float) -> str:
-    if math.isnan(seconds):
-        return "unknown"
-    if seconds >= 2 * 86400:
-        return f"{seconds / 86400:.1f} days"
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"

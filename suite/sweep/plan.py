@@ -12,11 +12,11 @@ from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.aggregation import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
 from suite.configs.resolve import resolve
+from suite.humanize import duration
 from suite.sweep.estimate import (
     FAR_BEYOND_S,
     TRIAL_STARTUP_S,
     TrialEstimate,
-    format_duration,
     measured_rates,
     sweep_seconds,
     trial_estimate,
@@ -88,13 +88,22 @@ class Plan:
                 lines.append(f"{config_name}: {N_CANNOT_MATTER}")
         return lines
 
+    def threshold_warnings(self) -> list[str]:
+        """One line per env no tuned config knows (a setting replaced the config's env)."""
+        unknown = [t.spec.env for t in self.trials if math.isnan(t.spec.threshold)]
+        return [
+            f"{env}: no tuned config knows this env, so it has no return threshold: steps and "
+            "seconds to threshold stay empty (not the original env's threshold)"
+            for env in dict.fromkeys(unknown)
+        ]
+
     def estimate_line(self) -> str:
         if self.race:
             return self._race_line()
         seconds = self.total_seconds
         line = (
             f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
-            f"once on {self.cluster.describe()}: about {format_duration(seconds)}"
+            f"once on {self.cluster.describe()}: about {duration(seconds)}"
         )
         if not math.isnan(seconds) and seconds > FAR_BEYOND_S:
             line += " -- far beyond this machine: use a smaller --budget or a cluster (--address)"
@@ -120,7 +129,7 @@ class Plan:
         return (
             f"race of {cells} cells ({rungs}), eliminating after each rung at alpha "
             f"{race.alpha} (Holm); at most {race.most_env_steps(cells):,} env steps, about "
-            f"{format_duration(seconds)} if nothing were eliminated, on {self.cluster.describe()}"
+            f"{duration(seconds)} if nothing were eliminated, on {self.cluster.describe()}"
         )
 
 
@@ -201,7 +210,7 @@ def check_schedulable(plan: Plan) -> None:
         return
     missing = sorted({problem.resource for _, problems in refused for problem in problems})
     named = "; ".join(
-        f"#{trial.index} [{trial.spec.label()}] {problems[0].text}"
+        f"#{trial.index} [{trial.spec.label(trial.config)}] {problems[0].text}"
         for trial, problems in refused[:4]
     )
     more = f" (and {len(refused) - 4} more)" if len(refused) > 4 else ""

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from ray.rllib.algorithms.appo import APPO, APPOConfig
 
+from suite.ray_internals import rllib_bundles
+
 
 @dataclass(frozen=True)
 class ResourceRequest:
@@ -40,19 +42,14 @@ def _format(resources: Mapping[str, float]) -> str:
 def _role_bundles(config: APPOConfig) -> list[tuple[str, dict[str, float]]]:
     """Each bundle RLlib asks for, named by what runs in it (ray 2.60's own bundle helpers, so
     the names line up with the placement group Tune reserves)."""
-    from ray.rllib.algorithms.utils import (
-        _get_env_runner_bundles,
-        _get_learner_bundles,
-        _get_main_process_bundle,
-    )
-
+    main, env_runners, learners = rllib_bundles(config)
     learner_role = "learner" if config.num_learners else "aggregator actor"
     if config.num_learners and config.num_aggregator_actors_per_learner:
         learner_role += f" + {config.num_aggregator_actors_per_learner} aggregator actors"
     return (
-        [("main process", _get_main_process_bundle(config))]
-        + [("env runner", bundle) for bundle in _get_env_runner_bundles(config)]
-        + [(learner_role, bundle) for bundle in _get_learner_bundles(config)]
+        [("main process", main)]
+        + [("env runner", bundle) for bundle in env_runners]
+        + [(learner_role, bundle) for bundle in learners]
     )
 
 

@@ -14,15 +14,17 @@ from ray import tune
 from suite.collect.deadlock_guard import guard_enabled
 from suite.store import schema
 from suite.store.files import write_json
-from suite.store.writer import StoreWriter
+from suite.store.tables import RunTables
 from suite.sweep import metadata
 from suite.sweep.cluster import connect, local_cluster
 from suite.sweep.plan import Plan, check_schedulable, plan_sweep
-from suite.sweep.progress import ProgressView, SweepProgress
 from suite.sweep.resources import connected_cluster
-from suite.sweep.spec import Sweep
+from suite.sweep.sinks.identity import identify
+from suite.sweep.sinks.progress import ProgressView, SweepProgress
+from suite.sweep.sinks.store import StoreWriter
+from suite.sweep.spec import TRIAL_KEY, Sweep
 from suite.sweep.stall_inbox import StallRecorder
-from suite.sweep.trainable import TRIAL_KEY, SuiteAPPO
+from suite.sweep.trainable import SuiteAPPO
 from suite.sweep.trial_ids import UniqueTrialIds
 
 CHECKPOINT_EVERY_ITERATIONS = 5
@@ -100,7 +102,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         "overrides": options.overrides,
         "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
         "stall_timeout_s": options.stall_timeout_s,
-        "thresholds": {t.spec.env: _threshold(t.spec.config_name) for t in plan.trials},
+        "thresholds": thresholds(plan),
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
         "trial_order_seed": plan.order_seed,
@@ -122,16 +124,15 @@ def race_schedule(race) -> dict:
     }
 
 
-def _threshold(config_name: str) -> float:
-    from suite.configs.registry import get_config
-
-    return get_config(config_name).threshold
+def thresholds(plan: Plan) -> dict[str, float | None]:
+    """Each env's return threshold; None where no tuned config knows the env."""
+    found = {t.spec.env: t.spec.threshold for t in plan.trials}
+    return {env: None if math.isnan(value) else value for env, value in found.items()}
 
 
 def _trial_name(trial) -> str:
-    spec = trial.config[TRIAL_KEY]
-    axes = "_".join(f"{key}{value}" for key, value in spec["axes"].items())
-    return f"{spec['config_name']}_{axes}_{trial.trial_id}"
+    """Tune's name (and folder) of a trial: its label, then its id."""
+    return f"{identify(trial).label}_{trial.trial_id}"
 
 
 def _stop_criteria(plan: Plan) -> dict:
@@ -144,7 +145,7 @@ def _stop_criteria(plan: Plan) -> dict:
 
 def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> list:
     from suite.dashboards.settings import resolve_settings
-    from suite.dashboards.trial_logger import make_wandb_callback
+    from suite.sweep.sinks.wandb_logger import make_wandb_callback
 
     progress = SweepProgress(plan.sweep.name, len(plan.trials), plan.env_steps)
     if plan.race:  # the race's worst case: every cell through every rung
@@ -251,9 +252,9 @@ def resume(run_dir: Path, options: RunOptions) -> dict:
 
 def consolidate_from_disk(run_dir: Path, run_meta: dict) -> None:
     """The run-level tables rebuilt from the trials' part files (when Tune could not end)."""
-    writer = StoreWriter(run_dir, run_meta)
-    writer.setup()
-    writer.consolidate()
+    tables = RunTables(run_dir, run_meta)
+    tables.load()
+    tables.consolidate()
 
 
 def finish(run_dir: Path, run_meta: dict) -> dict:
@@ -292,13 +293,11 @@ def trial_counts(statuses, planned: int) -> dict[str, int]:
 def packing(run_dir: Path, run_meta: dict) -> float:
     """Trial CPU-seconds (CPUs reserved x time held, start to end) over cluster CPU-seconds
     (cluster CPUs x the run's wall time): 1.0 means no CPU sat idle."""
-    from suite.store.writer import TIMING_FILE
-
     start = dt.datetime.fromisoformat(run_meta.get("resumed_at") or run_meta["started_at"])
     elapsed = (dt.datetime.now(dt.UTC) - start).total_seconds()
     cluster_cpus = sum(node.get("CPU", 0.0) for node in run_meta["cluster"]["nodes"])
     cpu_seconds = 0.0
-    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{TIMING_FILE}"):
+    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{schema.TIMING_FILE}"):
         timing = json.loads(path.read_text())
         if "started_at" in timing and "ended_at" in timing:
             held = timing["ended_at"] - max(timing["started_at"], start.timestamp())

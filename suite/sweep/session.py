@@ -12,9 +12,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from suite.humanize import duration
 from suite.store.schema import RUN_METADATA_FILE
 from suite.sweep.cluster import check_reachable, connect
-from suite.sweep.estimate import format_duration
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.logs import route_library_logs
 from suite.sweep.plan import check_schedulable
@@ -120,13 +120,10 @@ def _time_line(run_meta: dict) -> str:
     took = (dt.datetime.fromisoformat(run_meta["ended_at"]) - started).total_seconds()
     estimated = run_meta.get("estimated_s")
     resumed = run_meta.get("resumed_at")
-    against = "" if resumed or estimated is None else f" (estimated {format_duration(estimated)})"
+    against = "" if resumed or estimated is None else f" (estimated {duration(estimated)})"
     packing = run_meta.get("packing", math.nan)
     packed = "?" if math.isnan(packing) else f"{packing:.0%}"
-    return (
-        f"Took {format_duration(took)}{against}; the trials kept {packed} of the cluster's "
-        "CPUs busy."
-    )
+    return f"Took {duration(took)}{against}; the trials kept {packed} of the cluster's CPUs busy."
 
 
 def _print_next_steps(

@@ -7,22 +7,24 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-from suite.configs.registry import UnknownNameError, get_config, unknown_name_error
+from ray.rllib.algorithms.appo import APPOConfig
+
+from suite.configs.axes import AXIS_NAMES, axis_values, env_id, trial_label
+from suite.configs.registry import (
+    UnknownNameError,
+    env_threshold,
+    get_config,
+    unknown_name_error,
+)
+from suite.configs.resolve import configured, resolve
+from suite.store.schema import NOT_RACED
 from suite.sweep.race.schedule import Race
 
-# Axes a sweep may vary; each maps onto one APPOConfig setting (see suite.configs.resolve).
-AXES = (
-    "n",
-    "k",
-    "broadcast_interval",
-    "num_learners",
-    "num_gpus_per_learner",
-    "num_env_runners",
-    "num_envs_per_env_runner",
-)
+AXES = AXIS_NAMES  # the axes a sweep may vary, declared in suite.configs.axes
+TRIAL_KEY = "suite_trial"  # the Tune param_space key holding a TrialSpec.as_param() dict
 
 
 class SweepError(ValueError):
@@ -46,9 +48,16 @@ class Budget:
     race: Race | None = None
 
 
+class TrialConfigError(ValueError):
+    """A Tune trial's config lacks the suite's ``suite_trial`` spec."""
+
+
 @dataclass(frozen=True)
 class TrialSpec:
-    """One trial: everything the trainable needs to rebuild its config, as plain data."""
+    """One trial: everything the trainable needs to rebuild its config, as plain data.
+
+    ``env`` is the env of the trial's resolved config (a setting may replace the tuned config's).
+    """
 
     sweep: str
     budget: str
@@ -59,21 +68,59 @@ class TrialSpec:
     rung: int | None = None  # the race rung that started the trial; None outside a race
 
     def as_param(self, run_id: str) -> dict[str, Any]:
+        """The spec as plain data for Tune's param_space, with the run it belongs to."""
+        param = {item.name: _plain(getattr(self, item.name)) for item in fields(self)}
+        return param | {"run_id": run_id}
+
+    @classmethod
+    def from_param(cls, param: Mapping[str, Any]) -> TrialSpec:
+        """The spec back from ``as_param`` (keys that are not fields, e.g. run_id, are left)."""
+        return cls(**{item.name: param[item.name] for item in fields(cls) if item.name in param})
+
+    def resolved(self) -> APPOConfig:
+        return resolve(self.config_name, self.axes, self.overrides)
+
+    def axis_row(self, trial_id: str, config: APPOConfig | None = None) -> dict[str, Any]:
+        """The trial's ``AXIS_COLUMNS`` values, read off its resolved config (so unswept axes
+        and a replaced env are real too)."""
+        config = config or self.resolved()
         return {
-            "sweep": self.sweep,
-            "budget": self.budget,
-            "run_id": run_id,
+            "trial_id": trial_id,
             "config_name": self.config_name,
-            "env": self.env,
-            "axes": dict(self.axes),
-            "overrides": dict(self.overrides),
-            "rung": self.rung,
+            "env": env_id(config),
+            **axis_values(config),
+            "seed": int(self.axes.get("seed", 0)),
+            "budget": self.budget,
+            "rung": NOT_RACED if self.rung is None else int(self.rung),
         }
 
-    def label(self) -> str:
-        parts = [self.env.removeprefix("ALE/")]
-        parts += [f"{key}={value}" for key, value in self.axes.items()]
-        return " ".join(parts)
+    def label(self, config: APPOConfig | None = None) -> str:
+        return trial_label(self.axis_row("", config))
+
+    @property
+    def threshold(self) -> float:
+        """The env's return threshold; NaN when no tuned config knows the env."""
+        return env_threshold(self.config_name, self.env)
+
+
+def _plain(value: Any) -> Any:
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def trial_spec(trial_config: Mapping[str, Any], trial_id: str) -> TrialSpec:
+    """The TrialSpec of a Tune trial, from the config the sweep gave it."""
+    param = trial_config.get(TRIAL_KEY) if isinstance(trial_config, Mapping) else None
+    required = [
+        item.name
+        for item in fields(TrialSpec)
+        if item.default is MISSING and item.default_factory is MISSING
+    ]
+    if not isinstance(param, Mapping) or not set(required) <= param.keys():
+        raise TrialConfigError(
+            f"trial {trial_id} has no {TRIAL_KEY} spec in its config: "
+            "start trials through suite.sweep so each carries its spec"
+        )
+    return TrialSpec.from_param(param)
 
 
 @dataclass(frozen=True)
@@ -145,7 +192,7 @@ class Sweep:
         settings = dict(self.settings) | dict(overrides or {})
         specs = []
         for config_name in budget.configs or self.configs:
-            env = get_config(config_name).env
+            env = env_id(configured(config_name, {}, settings))  # settings may replace the env
             for cell in cells:
                 for seed in range(first_seed, first_seed + num_seeds):
                     axes = cell | {"seed": seed}
@@ -155,4 +202,14 @@ class Sweep:
         return specs
 
 
-__all__ = ["AXES", "Budget", "Sweep", "SweepError", "TrialSpec", "UnknownNameError"]
+__all__ = [
+    "AXES",
+    "TRIAL_KEY",
+    "Budget",
+    "Sweep",
+    "SweepError",
+    "TrialConfigError",
+    "TrialSpec",
+    "UnknownNameError",
+    "trial_spec",
+]

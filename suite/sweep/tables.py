@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from suite.humanize import duration
 from suite.sweep.catalog import load_sweep, sweep_names
-from suite.sweep.estimate import format_duration
 from suite.sweep.plan import Plan
 
 
@@ -54,7 +54,7 @@ def print_plan(plan: Plan, console: Console) -> None:
             str(config.num_env_runners),
             str(trial.spec.axes["seed"]),
             trial.request.describe(),
-            format_duration(trial.estimate.seconds),
+            duration(trial.estimate.seconds),
         )
     console.print(table)
     console.print(
@@ -68,5 +68,5 @@ def print_plan(plan: Plan, console: Console) -> None:
 
 
 def print_drop_warnings(plan: Plan, console: Console) -> None:
-    for line in plan.drop_warnings():
+    for line in plan.drop_warnings() + plan.threshold_warnings():
         console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)

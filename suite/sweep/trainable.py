@@ -14,11 +14,10 @@ from ray.rllib.algorithms.appo import APPO, APPOConfig
 from ray.tune.result import DONE, TRIAL_INFO
 
 from suite.collect.rows import env_steps
-from suite.configs.resolve import resolve
+from suite.ray_internals import set_trial_info
+from suite.sweep.spec import TRIAL_KEY, trial_spec
 from suite.sweep.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
 from suite.sweep.stall_inbox import report_stall
-
-TRIAL_KEY = "suite_trial"  # the Tune param_space key holding a TrialSpec.as_param() dict
 
 # "package.module.Class": gymnasium ids never match (they carry a "-v<version>").
 _CLASS_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
@@ -28,8 +27,7 @@ def trial_config(param_space: Mapping[str, Any]) -> APPOConfig:
     """The fully resolved APPOConfig of one trial, with the suite's buffer accounting attached."""
     from suite.collect.callback import BufferAccountingCallback
 
-    trial = param_space[TRIAL_KEY]
-    config = resolve(trial["config_name"], trial["axes"], trial["overrides"])
+    config = trial_spec(param_space, "?").resolved()
     return config.callbacks(BufferAccountingCallback)
 
 
@@ -76,7 +74,7 @@ class SuiteAPPO(APPO):
         if trial_info is not None:
             # Tune passes its trial info inside the config dict replaced above; without it
             # self.trial_id would read "default".
-            self._trial_info = trial_info
+            set_trial_info(self, trial_info)
         if watchdog:
             self._suite_watchdog = self._start_watchdog(watchdog)
 

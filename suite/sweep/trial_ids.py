@@ -6,6 +6,8 @@ import secrets
 
 from ray.tune.search import BasicVariantGenerator
 
+from suite.ray_internals import set_trial_id_prefix
+
 PREFIX_HEX_DIGITS = 8
 
 
@@ -21,4 +23,4 @@ class UniqueTrialIds(BasicVariantGenerator):
     def __init__(self, max_concurrent: int = 0):
         super().__init__(max_concurrent=max_concurrent)
         # ray 2.60 keeps the prefix in a private attribute; tests/test_trial_ids.py checks it.
-        self._uuid_prefix = secrets.token_hex(PREFIX_HEX_DIGITS // 2) + "_"
+        set_trial_id_prefix(self, secrets.token_hex(PREFIX_HEX_DIGITS // 2) + "_")

@@ -1,28 +1,33 @@
-"""A realistic synthetic results store, written with pandas/pyarrow straight from the schema.
+"""A realistic synthetic results store, for tests and the report's scale benchmark.
 
-For tests and the report's scale benchmark: several envs, an N x K grid, several seeds, one
-failed trial, and buffer counters that agree with each other (added = trained + lost + held,
-learners sum to the iteration rows, reuse and drop fraction are the ratios of the counters).
+Several envs, an N x K grid, several seeds, one failed trial, and buffer counters that agree
+with each other (added = trained + lost + held, learners sum to the iteration rows, reuse and
+drop fraction are the ratios of the counters). Only the numbers are made up: each trial's spec,
+resolved config, axes and threshold are the real ones of its tuned config, and the store is
+written through the sweep's own table writes (``suite.store.tables.RunTables``), so it has
+every file and column a sweep writes.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from suite.configs.resolve import to_serializable
 from suite.store import schema
-from suite.store.summary import summarize_trial
+from suite.store.files import write_json
+from suite.store.tables import RunTables
+from suite.sweep.spec import TrialSpec
 
 
 @dataclass(frozen=True)
 class SyntheticEnv:
     name: str
-    threshold: float
+    config_name: str
     start_return: float
     best_return: float
     env_steps_per_s: float
@@ -30,12 +35,13 @@ class SyntheticEnv:
 
 
 ENVS = (
-    SyntheticEnv("CartPole-v1", 450.0, 20.0, 500.0, 2400.0, 500),
-    SyntheticEnv("ALE/Pong-v5", 18.0, -21.0, 21.0, 900.0, 1000),
+    SyntheticEnv("CartPole-v1", "cartpole", 20.0, 500.0, 2400.0, 500),
+    SyntheticEnv("ALE/Pong-v5", "pong", -21.0, 21.0, 900.0, 1000),
 )
 NS = (1, 2, 4, 8)
 KS = (1, 2, 4)
 ITERATION_SECONDS = 10.0
+SWEEP, BUDGET = "synthetic_nk", "laptop"
 FAILED_ERROR = "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing."
 
 
@@ -52,41 +58,56 @@ def write_synthetic_run(
     if n_trials < 1 or n_iterations < 1:
         raise ValueError("a synthetic run needs n_trials >= 1 and n_iterations >= 1")
     path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    axes = _trial_axes(n_trials, num_learners, num_gpus_per_learner)
+    specs = _trial_specs(n_trials, num_learners, num_gpus_per_learner)
+    metadata = _run_metadata(specs, seed)
+    tables = RunTables(path, metadata)
+    axes = _register(tables, specs, metadata["run_id"])
     iterations, learners = _curves(axes, n_iterations, rng)
-    trials = _trials(axes, iterations)
-    iterations.to_parquet(path / schema.ITERATIONS_FILE, index=False)
-    learners.to_parquet(path / schema.LEARNERS_FILE, index=False)
-    trials.to_parquet(path / schema.TRIALS_FILE, index=False)
-    _write_metadata(path, axes, seed)
-    _write_trial_configs(path, axes)
+    _add_rows(tables, iterations, learners)
+    tables.consolidate()
+    write_json(path / schema.RUN_METADATA_FILE, metadata)
     return path
 
 
-def _trial_axes(n_trials: int, learners: tuple, gpus: tuple) -> pd.DataFrame:
+def _register(tables: RunTables, specs: list[TrialSpec], run_id: str) -> pd.DataFrame:
+    """Each trial as the sweep's store sink registers it; its axis columns as a table."""
+    for index, spec in enumerate(specs):
+        config = spec.resolved()
+        axes = spec.axis_row(f"trial_{index:05d}", config)
+        tables.register(axes, spec.threshold, spec.as_param(run_id), to_serializable(config))
+    return pd.DataFrame(list(tables.axes.values()))
+
+
+def _add_rows(tables: RunTables, iterations: pd.DataFrame, learners: pd.DataFrame) -> None:
+    failed = sorted(tables.axes)[_failed_trial_index(len(tables.axes))]
+    learners_of = dict(tuple(learners.groupby("trial_id", sort=False)))
+    for trial_id, rows in iterations.groupby("trial_id", sort=False):
+        trial_learners = learners_of[trial_id].to_dict("records")
+        tables.add_rows(trial_id, rows.to_dict("records"), trial_learners)
+        tables.status[trial_id] = (
+            ("ERROR", FAILED_ERROR) if trial_id == failed else ("TERMINATED", "")
+        )
+        tables.write_parts(trial_id)
+
+
+def _trial_specs(n_trials: int, learners: tuple, gpus: tuple) -> list[TrialSpec]:
     grid = list(itertools.product(ENVS, learners, gpus, NS, KS))
-    rows = []
+    specs = []
     for index in range(n_trials):
         env, num_learners, gpus_per_learner, n, k = grid[index % len(grid)]
-        rows.append(
-            {
-                "trial_id": f"trial_{index:05d}",
-                "config_name": env.name.split("/")[-1].split("-")[0].lower(),
-                "env": env.name,
-                "n": n,
-                "k": k,
-                "broadcast_interval": 20,  # above every N: any cell may drop
-                "num_learners": num_learners,
-                "num_gpus_per_learner": float(gpus_per_learner),
-                "num_env_runners": 2,
-                "num_envs_per_env_runner": 4,
-                "seed": index // len(grid),
-                "budget": "laptop",
-            }
-        )
-    return pd.DataFrame(rows)
+        axes = {
+            "n": n,
+            "k": k,
+            "broadcast_interval": 20,  # above every N: any cell may drop
+            "num_learners": num_learners,
+            "num_gpus_per_learner": float(gpus_per_learner),
+            "num_env_runners": 2,
+            "num_envs_per_env_runner": 4,
+            "seed": index // len(grid),
+        }
+        specs.append(TrialSpec(SWEEP, BUDGET, env.config_name, env.name, axes))
+    return specs
 
 
 def _env(name: str) -> SyntheticEnv:
@@ -210,47 +231,25 @@ def _failed_trial_index(count: int) -> int:
     return count // 2
 
 
-def _trials(axes: pd.DataFrame, iterations: pd.DataFrame) -> pd.DataFrame:
-    failed = _failed_trial_index(len(axes))
-    rows = []
-    for index, (axis_row, (_, curve)) in enumerate(
-        zip(axes.to_dict("records"), iterations.groupby("trial_id", sort=True), strict=True)
-    ):
-        summary = summarize_trial(curve, _env(axis_row["env"]).threshold)
-        status = "ERROR" if index == failed else "TERMINATED"
-        outcome = {"status": status, "error": _error(status), "stalls": 0}
-        rows.append(axis_row | summary | outcome)
-    return pd.DataFrame(rows)[list(schema.TRIAL_COLUMNS)]
-
-
-def _error(status: str) -> str:
-    return FAILED_ERROR if status == "ERROR" else ""
-
-
-def _write_metadata(path: Path, axes: pd.DataFrame, seed: int) -> None:
-    metadata = {
-        "sweep": "synthetic_nk",
+def _run_metadata(specs: list[TrialSpec], seed: int) -> dict:
+    """run.json with every key the sweep runner records (the values are made up)."""
+    envs = {spec.env: spec.threshold for spec in specs}
+    return {
+        "sweep": SWEEP,
+        "sweep_source": SWEEP,
         "run_id": f"synthetic-{seed}",
-        "budget": {"name": "laptop", "iteration_seconds": ITERATION_SECONDS},
-        "command": "python -m suite.store.synthetic",
+        "budget": {"name": BUDGET, "iteration_seconds": ITERATION_SECONDS},
+        "command": "suite.bench.synthetic_store.write_synthetic_run (made-up numbers)",
         "git_commit": "0000000",
         "versions": {"ray": "2.60.0", "torch": "2.13.0", "python": "3.11"},
         "hardware": {"cpus": 2, "gpus": 0, "node": "synthetic"},
-        "thresholds": {env.name: env.threshold for env in ENVS},
-        "seeds": sorted(int(value) for value in axes["seed"].unique()),
-        "started_at": "2025-01-01T00:00:00Z",
-        "ended_at": "2025-01-01T01:00:00Z",
+        "cluster": {"nodes": [{"CPU": 2.0}], "address": "local"},
+        "overrides": {},
+        "deadlock_guard": True,
+        "stall_timeout_s": None,
+        "thresholds": envs,
+        "seeds": sorted({int(spec.axes["seed"]) for spec in specs}),
+        "started_at": "2025-01-01T00:00:00+00:00",
+        "ended_at": "2025-01-01T01:00:00+00:00",
+        "status": "completed",
     }
-    (path / schema.RUN_METADATA_FILE).write_text(json.dumps(metadata, indent=2))
-
-
-def _write_trial_configs(path: Path, axes: pd.DataFrame) -> None:
-    for row in axes.to_dict("records"):
-        folder = path / schema.TRIAL_CONFIG_DIR / row["trial_id"]
-        folder.mkdir(parents=True, exist_ok=True)
-        config = {
-            "circular_buffer_num_batches": row["n"],
-            "circular_buffer_iterations_per_batch": row["k"],
-            "broadcast_interval": row["broadcast_interval"],
-        }
-        (folder / "config.json").write_text(json.dumps({"config": config, "trial": row}))

@@ -14,6 +14,8 @@ from rich.live import Live
 from rich.table import Table
 
 from suite.collect import rows
+from suite.humanize import duration, fmt
+from suite.sweep.sinks.identity import identify
 
 
 @dataclass
@@ -72,20 +74,20 @@ class SweepProgress:
             f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts['RUNNING']}, done "
             f"{counts['TERMINATED']}, failed {counts['ERROR']}, stalled {counts['STALLED']}, "
             f"pending {most}{pending}; env steps {self.steps_done():,.0f} of {most}{planned:,}; "
-            f"elapsed {_duration(time.monotonic() - self.started)}, ETA {most}"
-            f"{_duration(self.eta_s())}"
+            f"elapsed {duration(time.monotonic() - self.started)}, ETA {most}"
+            f"{duration(self.eta_s())}"
         )
 
     def render(self) -> Group:
         counts = self.counts()
         pending = max(0, self.total_trials - sum(counts.values()))
         eta = self.eta_s()
-        elapsed = _duration(time.monotonic() - self.started)
+        elapsed = duration(time.monotonic() - self.started)
         head = (
             f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
             f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending "
             f"{'at most ' * self.upper_bound}{pending}  elapsed {elapsed}  ETA "
-            f"{'at most ' * self.upper_bound}{_duration(eta)}"
+            f"{'at most ' * self.upper_bound}{duration(eta)}"
         )
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("trial", "status", "env steps", "return", "steps/s"):
@@ -95,8 +97,8 @@ class SweepProgress:
                 line.label,
                 line.status,
                 f"{line.env_steps:,.0f}",
-                _number(line.episode_return),
-                _number(line.steps_per_s),
+                fmt(line.episode_return),
+                fmt(line.steps_per_s),
             )
         return Group(head, table)
 
@@ -104,18 +106,6 @@ class SweepProgress:
         order = {"RUNNING": 0, "STALLED": 1, "ERROR": 1, "TERMINATED": 2}
         lines = sorted(self.trials.values(), key=lambda line: order.get(line.status, 3))
         return lines[:limit]
-
-
-def _number(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:,.1f}"
-
-
-def _duration(seconds: float) -> str:
-    if math.isnan(seconds):
-        return "?"
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 class ProgressView(Callback):
@@ -222,8 +212,4 @@ def _last_line(path: str) -> str:
 
 
 def _label(trial) -> str:
-    from suite.sweep.trainable import TRIAL_KEY
-
-    spec = trial.config[TRIAL_KEY]
-    axes = " ".join(f"{key}={value}" for key, value in spec["axes"].items())
-    return f"{spec['env'].removeprefix('ALE/')} {axes}"
+    return identify(trial).label

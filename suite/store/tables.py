@@ -1,0 +1,134 @@
+"""Writing a run's tables: the one path every store is written through (the live sweep's sink
+and the synthetic stores of tests and benchmarks alike).
+
+Each trial's rows live in its part files (``trials/<id>/iterations.parquet``,
+``learners.parquet``), rewritten atomically, with ``trials.parquet``; the run-level
+``iterations.parquet`` and ``learners.parquet`` are consolidated from the parts. Nothing here
+knows Ray or Tune.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from suite.store import schema
+from suite.store.files import count_stalls, write_json, write_parquet
+from suite.store.summary import summarize_trial
+
+
+def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def upsert(existing: list[dict], new: list[dict], first_iteration: int) -> list[dict]:
+    """Rows before ``first_iteration``, then the new ones: a trial restored from a checkpoint
+    repeats iterations, and the store must not hold them twice."""
+    return [old for old in existing if old["iteration"] < first_iteration] + new
+
+
+class RunTables:
+    """The tables of one run under ``run_dir``, held in memory and written on request."""
+
+    def __init__(self, run_dir: Path, run_metadata: dict[str, Any]):
+        self.run_dir = Path(run_dir)
+        self.run_metadata = run_metadata
+        self.axes: dict[str, dict] = {}  # trial id -> its AXIS_COLUMNS values
+        self.iterations: dict[str, list[dict]] = {}
+        self.learners: dict[str, list[dict]] = {}
+        self.status: dict[str, tuple[str, str]] = {}  # trial id -> (status, error)
+        self.thresholds: dict[str, float] = {}
+        self.stalls: dict[str, int] = {}  # trial id -> stall-<n>.txt files, counted at failures
+
+    def trial_dir(self, trial_id: str) -> Path:
+        return self.run_dir / schema.TRIAL_CONFIG_DIR / trial_id
+
+    def register(
+        self, axes: dict[str, Any], threshold: float, spec: dict, resolved_config: dict
+    ) -> None:
+        """A trial seen for the first time: its axes, threshold and ``config.json``."""
+        trial_id = axes["trial_id"]
+        self.axes[trial_id] = axes
+        self.thresholds[trial_id] = threshold
+        self.iterations.setdefault(trial_id, [])
+        self.learners.setdefault(trial_id, [])
+        self.status.setdefault(trial_id, ("PENDING", ""))
+        path = self.trial_dir(trial_id) / schema.TRIAL_CONFIG_FILE
+        if not path.exists():
+            record = {"trial_id": trial_id, "spec": spec, "axes": axes}
+            record |= {"resolved_config": resolved_config, "run": self.run_metadata}
+            write_json(path, record)
+
+    def add_rows(self, trial_id: str, iterations: list[dict], learners: list[dict]) -> None:
+        """Iteration rows (and their learner rows) replacing any from those iterations on."""
+        if not iterations:
+            return
+        first = min(row["iteration"] for row in iterations)
+        self.iterations[trial_id] = upsert(self.iterations[trial_id], iterations, first)
+        self.learners[trial_id] = upsert(self.learners[trial_id], learners, first)
+
+    def count_stalls(self, trial_id: str) -> None:
+        self.stalls[trial_id] = count_stalls(self.trial_dir(trial_id))
+
+    def write_timing(
+        self, trial_id: str, event: str, resources: dict, when: float | None = None
+    ) -> None:
+        """When the trial held its resources, and which: for measuring how well a sweep packs."""
+        path = self.trial_dir(trial_id) / schema.TIMING_FILE
+        timing = json.loads(path.read_text()) if path.exists() else {}
+        timing[event] = time.time() if when is None else when
+        timing["resources"] = resources
+        write_json(path, timing)
+
+    def write_parts(self, trial_id: str) -> None:
+        directory = self.trial_dir(trial_id)
+        iterations = _frame(self.iterations[trial_id], schema.ITERATION_COLUMNS)
+        write_parquet(directory / schema.PART_ITERATIONS, iterations)
+        learners = _frame(self.learners[trial_id], schema.LEARNER_COLUMNS)
+        write_parquet(directory / schema.PART_LEARNERS, learners)
+
+    def summary_row(self, trial_id: str) -> dict:
+        status, error = self.status[trial_id]
+        curve = _frame(self.iterations[trial_id], schema.ITERATION_COLUMNS)
+        summary = summarize_trial(curve, self.thresholds.get(trial_id, math.nan))
+        row = {**self.axes[trial_id], **summary, "status": status, "error": error}
+        row["stalls"] = self.stalls.get(trial_id, 0)
+        return {column: row.get(column, math.nan) for column in schema.TRIAL_COLUMNS}
+
+    def write_trials(self) -> None:
+        rows = [self.summary_row(trial_id) for trial_id in self.axes]
+        write_parquet(self.run_dir / schema.TRIALS_FILE, _frame(rows, schema.TRIAL_COLUMNS))
+
+    def consolidate(self) -> None:
+        """Rewrite the run-level tables from every trial's rows."""
+        iterations = [row for rows in self.iterations.values() for row in rows]
+        learners = [row for rows in self.learners.values() for row in rows]
+        write_parquet(
+            self.run_dir / schema.ITERATIONS_FILE, _frame(iterations, schema.ITERATION_COLUMNS)
+        )
+        write_parquet(self.run_dir / schema.LEARNERS_FILE, _frame(learners, schema.LEARNER_COLUMNS))
+        if self.axes:
+            self.write_trials()
+
+    def load(self) -> None:
+        """Every trial's rows, status and stalls from disk (a resumed run, or a rebuild)."""
+        trials_file = self.run_dir / schema.TRIALS_FILE
+        if not trials_file.exists():
+            return
+        for _, trial in pd.read_parquet(trials_file).iterrows():
+            trial_id = trial["trial_id"]
+            self.axes[trial_id] = {name: trial[name] for name in schema.AXIS_COLUMNS}
+            self.thresholds[trial_id] = float(trial["threshold"])
+            self.status[trial_id] = (trial["status"], trial["error"] or "")
+            self.iterations[trial_id] = self._read_part(trial_id, schema.PART_ITERATIONS)
+            self.learners[trial_id] = self._read_part(trial_id, schema.PART_LEARNERS)
+            self.stalls[trial_id] = count_stalls(self.trial_dir(trial_id))
+
+    def _read_part(self, trial_id: str, name: str) -> list[dict]:
+        path = self.trial_dir(trial_id) / name
+        return pd.read_parquet(path).to_dict("records") if path.exists() else []

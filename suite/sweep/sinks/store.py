@@ -1,0 +1,131 @@
+"""The collector: a Tune callback on the driver that keeps the results store current.
+
+After every training result it rewrites that trial's part files and ``trials.parquet``
+atomically (``suite.store.tables``), so a crash loses at most the iteration in flight. The
+run-level tables are consolidated whenever a trial ends, when the sweep ends or is interrupted,
+and when a run is resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ray.tune import Callback
+
+from suite.collect.rows import iteration_row, learner_rows
+from suite.configs.resolve import to_serializable
+from suite.store import schema
+from suite.store.files import write_json
+from suite.store.tables import RunTables
+from suite.sweep.sinks.identity import identify
+
+ERROR_TEXT_CHARS = 500
+
+
+def error_text(trial: Any) -> str:
+    """The last line of a failed trial's error file, or where to look when there is none."""
+    path = getattr(trial, "error_file", None)
+    if path and Path(path).exists():
+        lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
+        if lines:
+            return lines[-1][:ERROR_TEXT_CHARS]
+    return "trial failed; see its Tune logs"
+
+
+def _never_stalled(trial_id: str) -> None:
+    return None
+
+
+class StoreWriter(Callback):
+    """``stall_reason(trial_id)``: the stall watchdog's reason when a trial's last failure was a
+    stall (it is then recorded as STALLED, not ERROR)."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        run_metadata: dict[str, Any],
+        stall_reason: Callable[[str], str | None] | None = None,
+    ):
+        self.tables = RunTables(run_dir, run_metadata)
+        self._stall_reason = stall_reason or _never_stalled
+
+    @property
+    def run_dir(self) -> Path:
+        return self.tables.run_dir
+
+    # --- Tune callback hooks -------------------------------------------------------------
+    def setup(self, **info) -> None:
+        # Runs at the start of a sweep and again after Tuner.restore (this object then comes
+        # back from tuner.pkl as it was when the sweep started): the disk is the truth.
+        self.tables.load()
+
+    def on_trial_start(self, iteration, trials, trial, **info) -> None:
+        self._register(trial)
+        self.tables.status[trial.trial_id] = ("RUNNING", "")
+        self._write_timing(trial, "started_at")
+        self.tables.write_trials()
+
+    def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
+        trial_id = self._register(trial)
+        row = iteration_row(result, self.tables.axes[trial_id])
+        self.tables.add_rows(trial_id, [row], learner_rows(result, trial_id))
+        self.tables.status[trial_id] = ("RUNNING", "")
+        if "suite_node" in result:
+            self._record_node(trial, result["suite_node"])
+        self.tables.write_parts(trial_id)
+        self.tables.write_trials()
+
+    def on_trial_complete(self, iteration, trials, trial, **info) -> None:
+        self._finish(trial, "TERMINATED", "")
+
+    def on_trial_recover(self, iteration, trials, trial, **info) -> None:
+        self._count_stalls(trial.trial_id)  # a stalled attempt that Tune retries
+
+    def on_trial_error(self, iteration, trials, trial, **info) -> None:
+        self._count_stalls(trial.trial_id)
+        stalled = self._stall_reason(trial.trial_id)
+        if stalled:
+            self._finish(trial, "STALLED", stalled)
+        else:
+            self._finish(trial, "ERROR", error_text(trial))
+
+    def on_experiment_end(self, trials, **info) -> None:
+        self.consolidate()
+
+    def consolidate(self) -> None:
+        self.tables.consolidate()
+
+    # --- bookkeeping ---------------------------------------------------------------------
+    def _register(self, trial: Any) -> str:
+        trial_id = trial.trial_id
+        if trial_id not in self.tables.axes:
+            found = identify(trial)
+            spec = found.spec.as_param(self.run_dir.name)
+            resolved = to_serializable(found.config)
+            self.tables.register(found.axes, found.threshold, spec, resolved)
+        return trial_id
+
+    def _finish(self, trial: Any, status: str, error: str) -> None:
+        trial_id = self._register(trial)
+        self.tables.status[trial_id] = (status, error)
+        self._write_timing(trial, "ended_at")
+        self.tables.write_parts(trial_id)
+        self.tables.write_trials()
+        self.tables.consolidate()
+
+    def _count_stalls(self, trial_id: str) -> None:
+        self.tables.count_stalls(trial_id)
+        self.tables.write_trials()
+
+    def _write_timing(self, trial: Any, event: str, when: float | None = None) -> None:
+        resources = dict(trial.placement_group_factory.required_resources)
+        self.tables.write_timing(trial.trial_id, event, resources, when)
+
+    def _record_node(self, trial: Any, node: dict) -> None:
+        path = self.tables.trial_dir(trial.trial_id) / schema.NODE_FILE
+        if not path.exists():
+            write_json(path, node)
+            # Tune reports a trial started once its setup is done; it held CPUs from before.
+            self._write_timing(trial, "started_at", node["setup_started_at"])

@@ -1,0 +1,150 @@
+"""The store sink without Ray: rows from a real recorded RLlib 2.60 result, the upsert after a
+restore, the reload on resume and the error text. Tune's trial objects are stood in for by what
+the sink reads of them (config, id, resources, error file)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from suite.collect.rows import iteration_row, learner_rows
+from suite.store import schema
+from suite.sweep.sinks.store import ERROR_TEXT_CHARS, StoreWriter
+from suite.sweep.spec import TRIAL_KEY, TrialSpec
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rllib_cartpole_result.json"
+
+
+@pytest.fixture(scope="module")
+def recorded() -> dict:
+    """What ``Algorithm.train()`` returned for the tuned CartPole config with the suite's buffer
+    accounting (tests/fixtures/record_rllib_result.py records it)."""
+    return json.loads(FIXTURE.read_text())["result"]
+
+
+def spec(seed: int = 0) -> TrialSpec:
+    return TrialSpec("s", "smoke", "cartpole", "CartPole-v1", {"n": 2, "k": 2, "seed": seed})
+
+
+def tune_trial(trial_id: str, error_file: Path | None = None, seed: int = 0) -> SimpleNamespace:
+    return SimpleNamespace(
+        config={TRIAL_KEY: spec(seed).as_param("run-1")},
+        trial_id=trial_id,
+        placement_group_factory=SimpleNamespace(required_resources={"CPU": 2.0}),
+        error_file=str(error_file) if error_file else None,
+    )
+
+
+def result_at(recorded: dict, iteration: int, steps: float) -> dict:
+    result = copy.deepcopy(recorded)
+    result["training_iteration"] = iteration
+    result["env_runners"]["num_env_steps_sampled_lifetime"] = steps
+    return result
+
+
+def nan_columns(row: dict) -> list[str]:
+    return [key for key, value in row.items() if isinstance(value, float) and math.isnan(value)]
+
+
+# ---- collect/rows.py against a real RLlib result ---------------------------------------------
+
+
+def test_every_column_of_a_real_rllib_result_is_a_number(recorded):
+    axes = spec().axis_row("t")
+    row = iteration_row(recorded, axes)
+    assert nan_columns(row) == []
+    assert row["env_steps"] == recorded["env_runners"]["num_env_steps_sampled_lifetime"]
+    assert row["episode_return_mean"] == recorded["env_runners"]["episode_return_mean"]
+    assert row["iteration"] == recorded["training_iteration"]
+    learners = learner_rows(recorded, "t")
+    assert len(learners) == 1 and nan_columns(learners[0]) == []
+
+
+def test_a_renamed_rllib_key_shows_as_a_missing_column(recorded):
+    renamed = copy.deepcopy(recorded)
+    runners = renamed["env_runners"]
+    runners["episode_reward_mean"] = runners.pop("episode_return_mean")
+    assert nan_columns(iteration_row(renamed, spec().axis_row("t"))) == ["episode_return_mean"]
+
+
+# ---- the writer: upsert after a restore, reload on resume, error text -----------------------
+
+
+def stored_iterations(run_dir: Path, trial_id: str) -> pd.DataFrame:
+    part = run_dir / schema.TRIAL_CONFIG_DIR / trial_id / schema.PART_ITERATIONS
+    return pd.read_parquet(part).sort_values("iteration")
+
+
+def test_a_restored_trial_replaces_the_iterations_it_repeats(tmp_path, recorded):
+    writer = StoreWriter(tmp_path, {"run_id": "run-1"})
+    writer.setup()
+    trial = tune_trial("a")
+    writer.on_trial_start(0, [], trial)
+    for iteration in (1, 2, 3, 4):
+        writer.on_trial_result(0, [], trial, result_at(recorded, iteration, 100.0 * iteration))
+    for iteration in (3, 4, 5):  # restored from the checkpoint after iteration 2
+        writer.on_trial_result(0, [], trial, result_at(recorded, iteration, 1000.0 * iteration))
+    rows = stored_iterations(tmp_path, "a")
+    assert list(rows["iteration"]) == [1, 2, 3, 4, 5]
+    assert list(rows["env_steps"]) == [100.0, 200.0, 3000.0, 4000.0, 5000.0]
+    learners = pd.read_parquet(tmp_path / "trials" / "a" / schema.PART_LEARNERS)
+    assert sorted(learners["iteration"]) == [1, 2, 3, 4, 5]
+
+
+def test_resume_reloads_every_trial_from_disk(tmp_path, recorded):
+    first = StoreWriter(tmp_path, {"run_id": "run-1"})
+    first.setup()
+    done, running = tune_trial("done"), tune_trial("running", seed=1)
+    for trial in (done, running):
+        first.on_trial_start(0, [], trial)
+        first.on_trial_result(0, [], trial, result_at(recorded, 1, 100.0))
+    first.on_trial_complete(0, [], done)
+
+    # Tuner.restore brings the writer back from tuner.pkl as it was when the sweep started
+    resumed = StoreWriter(tmp_path, {"run_id": "run-1"})
+    resumed.setup()
+    resumed.on_trial_result(0, [], running, result_at(recorded, 2, 200.0))
+    resumed.consolidate()
+    trials = pd.read_parquet(tmp_path / schema.TRIALS_FILE).set_index("trial_id")
+    assert trials.loc["done", "status"] == "TERMINATED"
+    assert trials.loc["running", "num_iterations"] == 2
+    assert trials.loc["done", "threshold"] == 450.0
+    iterations = pd.read_parquet(tmp_path / schema.ITERATIONS_FILE)
+    assert sorted(zip(iterations["trial_id"], iterations["iteration"], strict=True)) == [
+        ("done", 1),
+        ("running", 1),
+        ("running", 2),
+    ]
+
+
+def test_a_failed_trial_keeps_the_last_line_of_its_error(tmp_path, recorded):
+    error_file = tmp_path / "error.txt"
+    error_file.write_text(
+        "Traceback (most recent call last):\n  File ...\n"
+        "ray.exceptions.RayActorError: the actor died\n\n" + "x" * 900 + "\n\n"
+    )
+    writer = StoreWriter(tmp_path / "run", {"run_id": "run-1"})
+    writer.setup()
+    failed, silent = tune_trial("failed", error_file), tune_trial("silent", seed=1)
+    writer.on_trial_start(0, [], failed)
+    writer.on_trial_error(0, [], failed)
+    writer.on_trial_error(0, [], silent)
+    trials = pd.read_parquet(tmp_path / "run" / schema.TRIALS_FILE).set_index("trial_id")
+    assert trials.loc["failed", "status"] == "ERROR"
+    assert trials.loc["failed", "error"] == "x" * ERROR_TEXT_CHARS
+    assert trials.loc["silent", "error"] == "trial failed; see its Tune logs"
+
+
+def test_a_stalled_trial_is_recorded_with_the_watchdogs_reason(tmp_path):
+    reasons = {"stuck": "no result for 120 s"}
+    writer = StoreWriter(tmp_path, {"run_id": "run-1"}, stall_reason=reasons.get)
+    writer.setup()
+    writer.on_trial_error(0, [], tune_trial("stuck"))
+    trial = pd.read_parquet(tmp_path / schema.TRIALS_FILE).iloc[0]
+    assert (trial["status"], trial["error"]) == ("STALLED", "no result for 120 s")
