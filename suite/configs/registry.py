@@ -72,8 +72,8 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         "classic",
         classic.pendulum,
         -300.0,
-        "return -300 within 1-2M steps (not yet measured here)",
-        "RLlib tuned_examples/appo/pendulum_appo.py",
+        "return -927 (95% CI -976 to -775) at 500k steps, 5 seeds, ~68 s each, 2 cores",
+        "measured by us: results/example-continuous_nk-laptop-race; RLlib pendulum_appo.py",
     ),
     TunedConfig(
         "pong",
