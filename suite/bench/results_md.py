@@ -18,7 +18,7 @@ ROW_TITLES = {
     "gpu": "6. GPU learner scaling (learner_scaling)",
     "throughput": "7. Throughput of other configs (for sweep time estimates)",
     "guard": "8. Cost of the deadlock guard (guard on vs off, a config that cannot drop)",
-    "racing": "9. Racing vs the full grid (cartpole_nk --budget laptop)",
+    "racing": "9. Racing vs the full grid (continuous_nk --budget laptop, Pendulum)",
 }
 
 HEADER = """# Benchmarks
