@@ -162,7 +162,7 @@ def _setting(
         "threshold": fmt(threshold),
         "evidence": evidence_section(trials, title),
         "curves": sections.learning_curves(iterations, trials, threshold, title),
-        "heatmaps": sections.heatmaps(mine, missing, scales, env, title),
+        "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
         "buffer": buffer_section(
             iterations, trials, title, _matching(steady, ["broadcast_interval"], (interval,))
         ),
