@@ -56,7 +56,7 @@ def test_crashing_trial_is_retried_recorded_and_reported(ray_cluster_address, tm
     env_runner_processes = {line.split(":", 1)[0] for line in crashes}
     assert len(env_runner_processes) == MAX_FAILURES + 1, crashes
     (tune_error,) = (run_dir / "tune").glob("*/error.txt")  # the healthy trial has none
-    assert f"seed{CRASH_SEED}_" in tune_error.parent.name
+    assert f"_s{CRASH_SEED}_" in tune_error.parent.name  # the trial label names the seed
     tune_record = tune_error.read_text()
     assert re.findall(r"^Failure # (\d+)", tune_record, re.M) == ["1", "2"]
 

@@ -199,3 +199,13 @@ def test_an_env_that_cannot_name_a_trial_is_refused_in_one_line(capsys):
     assert sweep_main(["cartpole_nk", "--set", "env=5", "--dry-run", "--wandb", "off"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "env must be a gymnasium id" in err[0], err
+
+
+def test_an_env_without_threshold_has_no_time_to_threshold_rather_than_never():
+    trials = pd.DataFrame(
+        {
+            analysis.STEPS_TO_THRESHOLD.column: [math.nan, math.nan, 500.0],
+            "threshold": [math.nan, 450.0, 450.0],
+        }
+    )
+    assert list(analysis.scores(trials, analysis.STEPS_TO_THRESHOLD)) == [math.inf, 500.0]

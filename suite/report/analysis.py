@@ -69,10 +69,12 @@ def finished(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def scores(trials: pd.DataFrame, metric: Metric) -> np.ndarray:
-    """One score per run; a threshold never reached counts as infinitely slow, not as missing."""
+    """One score per run; a threshold never reached counts as infinitely slow, not as missing
+    (where the env has no threshold there is nothing to reach: no score)."""
     values = trials[metric.column].to_numpy(dtype=float)
     if metric.never_is_inf:
-        return np.where(np.isnan(values), np.inf, values)
+        has_threshold = trials["threshold"].notna().to_numpy()
+        values = np.where(np.isnan(values) & has_threshold, np.inf, values)
     return values[~np.isnan(values)]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
+from suite.configs.axes import trial_label
 from suite.report import analysis, budget, glossary, race, sections, trial_table, window
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.evidence import evidence_section, pooled_evidence
@@ -21,6 +22,7 @@ from suite.report.verdict_section import (
     verdicts,
     why_missing,
 )
+from suite.store import schema
 from suite.store.reader import RunData, load_run
 
 REPORTS_DIR = Path("reports")
@@ -89,9 +91,10 @@ def report_context(run: RunData) -> dict:
             for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
         ],
         "scaling": sections.scaling(trials),
-        "failed": failed[
-            ["trial_id", "env", "n", "k", "broadcast_interval", "seed", "status", "error"]
-        ].to_dict("records"),
+        "failed": [
+            row | {"label": trial_label(row)}
+            for row in failed[[*schema.AXIS_COLUMNS, "status", "error"]].to_dict("records")
+        ],
         "table_columns": trial_table.COLUMNS,
         "status_column": trial_table.STATUS_COLUMN,
         "table_rows": trial_table.rows(trials),
@@ -165,7 +168,7 @@ def _setting(
         "threshold": fmt(threshold),
         "evidence": evidence_section(trials, title),
         "curves": sections.learning_curves(iterations, trials, threshold, title),
-        "heatmaps": sections.heatmaps(mine, missing, scales, env, title),
+        "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
         "buffer": buffer_section(
             iterations, trials, title, _matching(steady, ["broadcast_interval"], (interval,))
         ),

@@ -7,7 +7,9 @@ import math
 
 import pandas as pd
 
+from suite.configs.axes import trial_label
 from suite.report import analysis
+from suite.store import schema
 
 DEADLOCK_EXPLAINED = (
     "RLlib 2.60's learner makes every broadcast_interval-th update() call wait until its learner "
@@ -54,10 +56,10 @@ def _guard_note(guard_on: bool | None, stall_timeout_s: float | None) -> str:
 def _stalled_trials(trials: pd.DataFrame) -> list[dict]:
     stalls = trials["stalls"].fillna(0)
     hit = trials[(trials["status"] == "STALLED") | (stalls > 0)]
-    columns = ["trial_id", *CELL, "seed", "status", "stalls", "error"]
-    rows = hit[columns].to_dict("records")
+    rows = hit[[*schema.AXIS_COLUMNS, "status", "stalls", "error"]].to_dict("records")
     for row in rows:
         row["stalls"] = 0 if math.isnan(row["stalls"]) else int(row["stalls"])
+        row["label"] = trial_label(row)
     return rows
 
 

@@ -93,15 +93,21 @@ def _max(values: pd.Series, default: float) -> float:
     return float(max(values.max(), default)) if values.notna().any() else default
 
 
-def heatmaps(cells: pd.DataFrame, missing_why: dict, scales: dict, env: str, title: str) -> dict:
+def heatmaps(
+    cells: pd.DataFrame, missing_why: dict, scales: dict, env: str, title: str, threshold=None
+) -> dict:
     if not cells["seeds"].any() and not missing_why:
         return {"reason": "No N×K cell has a finished trial, so there is nothing to map."}
+    metrics = [m for m in analysis.CELL_METRICS if threshold is not None or not m.never_is_inf]
     images = [
         heatmap(
             cells, metric, scales[(metric.column, env)], missing_why, f"{metric.label}, {title}"
         )
-        for metric in analysis.CELL_METRICS
+        for metric in metrics
     ]
+    if threshold is None:
+        reason = "This env has no return threshold, so there is no map of the time to reach it."
+        return {"images": images, "reason": reason}
     return {"images": images}
 
 
