@@ -352,7 +352,7 @@ def render_racing(data: dict) -> list[str]:
         "(share) | wall time (share) | verdict |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for race, seed in zip(data["races"], (100, 200, 300), strict=False):
+    for race, seed in zip(data["races"], data.get("first_seeds", (100, 200, 300)), strict=False):
         lines.append(
             f"| {seed} | {race['trials']} | {race['eliminated_per_rung']} | {race['pick']} | "
             f"{'yes' if race['in_top_set'] else 'NO'} | {race['env_steps']:,.0f} "
@@ -360,7 +360,9 @@ def render_racing(data: dict) -> list[str]:
             f"({race['seconds_share']:.0%}) | {race['verdict']} |"
         )
     target = f"every pick in the top set at <= {data['target_share']:.0%} of the env steps"
-    lines += ["", f"Target: {target}: {_verdict(data['met'])}."]
+    measured = len(data["races"])
+    partial = f" (only {measured} of 3 races measured so far)" if measured < 3 else ""
+    lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}."]
     return lines
 
 
