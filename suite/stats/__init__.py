@@ -3,7 +3,6 @@
 from suite.stats.intervals import (
     Interval,
     IntervalBand,
-    improvement_p_value,
     probability_of_improvement_ci,
     stratified_bootstrap_band,
     stratified_bootstrap_ci,
@@ -19,7 +18,6 @@ from suite.stats.metrics import (
 __all__ = [
     "Interval",
     "IntervalBand",
-    "improvement_p_value",
     "interquartile_mean",
     "mean",
     "median",

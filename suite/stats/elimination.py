@@ -11,11 +11,11 @@ The rule, over the cells still racing after each rung:
    suite's probability of improvement P(leader > cell) with its stratified-bootstrap CI.
 
 Why not bootstrap p-values of P(improvement) against the leader, the suite's statistic? We
-measured it (tests/test_race.py): 8 equal cells, 5 seeds each, 60 races: a cell was eliminated
-in 42% of them, since the bootstrap at 5 seeds understates the spread (3 vs 3 fully separated
-seeds give p = 1/2001) and the leader is picked from the same data. Welch + Holm over all ordered
-pairs, same setting, 500 races: 1-4% at 3-5 seeds; power to drop cells 5 sd worse: 32% at 3
-seeds, 86% at 4, 99% at 5 (/tmp-free reproduction in ``tests/test_race.py``).
+measured it: 8 equal cells, 5 seeds each, 60 races: a cell was eliminated in 42% of them, since
+the bootstrap at 5 seeds understates the spread (3 vs 3 fully separated seeds give p = 1/2001)
+and the leader is picked from the same data. Welch + Holm over all ordered pairs, same setting,
+500 races: 1-4% at 3-5 seeds; power to drop cells 5 sd worse: 32% at 3 seeds, 86% at 4, 99% at
+5 (a one-off simulation of 100 races each). tests/test_race.py rechecks both error rates.
 What it does not cover: each rung tests again without a correction across rungs, and Welch
 assumes roughly normal scores (with heavy tails it eliminates less, not more). That is why the
 race ends with the suite's ordinary verdict and the benchmark checks picks against a full grid.

@@ -97,40 +97,6 @@ def probability_of_improvement_ci(
     return _bootstrap(statistic, [*candidate, *baseline], resamples, confidence, seed)
 
 
-def improvement_p_value(
-    candidate: Scores,
-    baseline: Scores,
-    *,
-    resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> float:
-    """One-sided bootstrap p-value against "candidate is no better": the share of stratified
-    resamples in which P(candidate > baseline) is at most 0.5 (plus one, so it is never 0).
-
-    NaN below ``MIN_RUNS_FOR_CI`` runs in any task. With few runs per task the bootstrap
-    understates the spread, so small p-values at 3 runs are optimistic.
-    """
-    tasks = len(candidate)
-    samples = [np.asarray(sample, dtype=float) for sample in [*candidate, *baseline]]
-    if min(sample.size for sample in samples) < MIN_RUNS_FOR_CI:
-        return math.nan
-
-    def statistic(*resampled: np.ndarray, axis: int = -1) -> np.ndarray:
-        return probability_of_improvement(resampled[:tasks], resampled[tasks:])
-
-    result = stats.bootstrap(
-        samples,
-        statistic,
-        n_resamples=resamples,
-        method="percentile",
-        vectorized=True,
-        axis=-1,
-        rng=np.random.default_rng(seed),
-    )
-    at_most_even = np.count_nonzero(result.bootstrap_distribution <= 0.5)
-    return float((1 + at_most_even) / (1 + resamples))
-
-
 def _bootstrap(
     statistic: Callable[..., np.ndarray],
     samples: list,

@@ -149,9 +149,8 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
 
     progress = SweepProgress(plan.sweep.name, len(plan.trials), plan.env_steps)
     if plan.race:  # the race's worst case: every cell through every rung
-        race, cells = plan.race, len(plan.race_cells or {})
-        most = sum(race.new_seeds(i) for i in range(len(race.rungs))) * cells
-        progress = SweepProgress(plan.sweep.name, most, race.final_env_steps, upper_bound=True)
+        most = plan.race.most_trials(len(plan.race_cells or {}))
+        progress = SweepProgress(plan.sweep.name, most, plan.race.final_env_steps, upper_bound=True)
     wandb = resolve_settings(
         options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
     )

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from suite.stats.elimination import ALPHA, MIN_SEEDS
 
-DECISIVE_SEEDS = 5  # the race calls its pick decisive only with this many seeds on both sides
-
 
 class RaceError(ValueError):
     """A race schedule that cannot work; the message says why."""
@@ -55,6 +53,10 @@ class Race:
         if rung and self.rungs[rung - 1].env_steps == current.env_steps:
             return current.seeds - self.rungs[rung - 1].seeds
         return current.seeds
+
+    def most_trials(self, cells: int) -> int:
+        """Trials if nothing were ever eliminated."""
+        return cells * sum(self.new_seeds(i) for i in range(len(self.rungs)))
 
     def most_env_steps(self, cells: int) -> int:
         """Env steps if nothing were ever eliminated: the race's worst case."""

@@ -23,8 +23,7 @@ from suite.collect.rows import env_steps, progress_values
 from suite.sweep.iterations import sized
 from suite.sweep.race.record import write_race
 from suite.sweep.race.state import RaceState
-from suite.sweep.spec import Budget
-from suite.sweep.trainable import TRIAL_KEY
+from suite.sweep.spec import TRIAL_KEY, Budget
 
 
 class RaceSearcher(Searcher):
