@@ -77,6 +77,9 @@ class Plan:
 
     @property
     def total_seconds(self) -> float:
+        """The estimated wall time; of a race, its worst case (nothing eliminated)."""
+        if self.race:
+            return self._race_seconds()
         return sweep_seconds([t.estimate.seconds for t in self.trials], self.concurrency)
 
     def drop_warnings(self) -> list[str]:
@@ -115,21 +118,25 @@ class Plan:
             f"rung {i}: {rung.seeds} seed{'s' * (rung.seeds != 1)} x {rung.env_steps:,} steps"
             for i, rung in enumerate(race.rungs)
         )
+        return (
+            f"race of {cells} cells ({rungs}), eliminating after each rung at alpha "
+            f"{race.alpha} (Holm); at most {race.most_env_steps(cells):,} env steps, about "
+            f"{duration(self.total_seconds)} if nothing were eliminated, on "
+            f"{self.cluster.describe()}"
+        )
+
+    def _race_seconds(self) -> float:
+        race, cells = self.race, len(self.race_cells or {})
         # Seconds per trial are start-up plus steps / rate: scale only the stepping part.
         per_step = [(t.estimate.seconds - TRIAL_STARTUP_S) / self.env_steps for t in self.trials]
         rate = sum(per_step) / len(per_step)
-        seconds = sweep_seconds(
+        return sweep_seconds(
             [
                 TRIAL_STARTUP_S + rate * rung.env_steps
                 for i, rung in enumerate(race.rungs)
                 for _ in range(race.new_seeds(i) * cells)
             ],
             self.concurrency,
-        )
-        return (
-            f"race of {cells} cells ({rungs}), eliminating after each rung at alpha "
-            f"{race.alpha} (Holm); at most {race.most_env_steps(cells):,} env steps, about "
-            f"{duration(seconds)} if nothing were eliminated, on {self.cluster.describe()}"
         )
 
 

@@ -149,8 +149,14 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
 
     progress = SweepProgress(plan.sweep.name, len(plan.trials), plan.env_steps)
     if plan.race:  # the race's worst case: every cell through every rung
-        most = plan.race.most_trials(len(plan.race_cells or {}))
-        progress = SweepProgress(plan.sweep.name, most, plan.race.final_env_steps, upper_bound=True)
+        race, cells = plan.race, len(plan.race_cells or {})
+        progress = SweepProgress(
+            plan.sweep.name,
+            race.most_trials(cells),
+            race.final_env_steps,
+            upper_bound=True,
+            planned_env_steps=race.most_env_steps(cells),
+        )
     wandb = resolve_settings(
         options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
     )

@@ -36,6 +36,12 @@ class SweepProgress:
     trials: dict[str, TrialLine] = field(default_factory=dict)
     steps_before: float = 0.0  # work of trials that had ended before this (resumed) run
     upper_bound: bool = False  # a race: totals are its worst case, eliminations cut them
+    # A race's trials have their rungs' budgets: its worst-case total, instead of trials x steps.
+    planned_env_steps: int | None = None
+
+    @property
+    def planned(self) -> int:
+        return self.planned_env_steps or self.total_trials * self.env_steps_per_trial
 
     def restore(self, trial_id: str, label: str, status: str, steps: float) -> None:
         """A trial that had ended before a resume: done, and not part of this run's pace."""
@@ -49,7 +55,7 @@ class SweepProgress:
         return counts
 
     def _steps_done(self, line: TrialLine) -> float:
-        if line.status in ("TERMINATED", "ERROR", "STALLED"):
+        if line.status in ("TERMINATED", "ERROR", "STALLED") and not self.planned_env_steps:
             return self.env_steps_per_trial  # a finished trial's work is over, whatever it reached
         return min(line.env_steps, self.env_steps_per_trial)
 
@@ -62,32 +68,33 @@ class SweepProgress:
         done_here = done - self.steps_before
         if done_here <= 0:
             return math.nan
-        planned = self.total_trials * self.env_steps_per_trial
-        return (time.monotonic() - self.started) * (planned - done) / done_here
+        # trials overshoot their budget by up to one iteration: never a negative ETA
+        return (time.monotonic() - self.started) * max(0.0, self.planned - done) / done_here
 
     def plain_line(self) -> str:
         counts = self.counts()
         pending = max(0, self.total_trials - sum(counts.values()))
-        planned = self.total_trials * self.env_steps_per_trial
         most = "at most " if self.upper_bound else ""
         return (
             f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts['RUNNING']}, done "
             f"{counts['TERMINATED']}, failed {counts['ERROR']}, stalled {counts['STALLED']}, "
-            f"pending {most}{pending}; env steps {self.steps_done():,.0f} of {most}{planned:,}; "
-            f"elapsed {duration(time.monotonic() - self.started)}, ETA {most}"
-            f"{duration(self.eta_s())}"
+            f"pending {most}{pending}; env steps {self.steps_done():,.0f} of {most}"
+            f"{self.planned:,}; elapsed {duration(time.monotonic() - self.started)}, ETA "
+            f"{self._eta_text()}"
         )
+
+    def _eta_text(self) -> str:
+        eta = self.eta_s()
+        return ("at most " if self.upper_bound and not math.isnan(eta) else "") + duration(eta)
 
     def render(self) -> Group:
         counts = self.counts()
         pending = max(0, self.total_trials - sum(counts.values()))
-        eta = self.eta_s()
         elapsed = duration(time.monotonic() - self.started)
         head = (
             f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
             f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending "
-            f"{'at most ' * self.upper_bound}{pending}  elapsed {elapsed}  ETA "
-            f"{'at most ' * self.upper_bound}{duration(eta)}"
+            f"{'at most ' * self.upper_bound}{pending}  elapsed {elapsed}  ETA {self._eta_text()}"
         )
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("trial", "status", "env steps", "return", "steps/s"):
