@@ -237,3 +237,25 @@ def test_the_report_section_names_each_eliminated_cell_with_its_evidence():
     kept = final_trials(trials, record)["trial_id"]
     assert {record["trials"][t]["cell"] for t in kept} == set(last.racing)
     assert {record["trials"][t]["env_steps_budget"] for t in kept} == {400}
+
+
+def test_a_race_stopped_between_rungs_is_interrupted_not_completed(tmp_path):
+    """Every started trial ended, but the race had rungs left (Ctrl-C at a rung boundary):
+    run.json must say interrupted, so the user is told to --resume."""
+    import json
+
+    import pandas as pd
+
+    from suite.store import schema
+    from suite.sweep.runner import finish
+
+    pd.DataFrame({"status": ["TERMINATED", "TERMINATED"]}).to_parquet(tmp_path / schema.TRIALS_FILE)
+    meta = {
+        "race": {"rungs": []},
+        "started_at": "2026-11-30T00:00:00+00:00",
+        "cluster": {"nodes": [{"CPU": 2.0}]},
+    }
+    (tmp_path / schema.RACE_FILE).write_text(json.dumps({"finished": False}))
+    assert finish(tmp_path, dict(meta))["status"] == "interrupted"
+    (tmp_path / schema.RACE_FILE).write_text(json.dumps({"finished": True}))
+    assert finish(tmp_path, dict(meta))["status"] == "completed"

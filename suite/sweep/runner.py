@@ -272,6 +272,8 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     planned = 0 if run_meta.get("race") else len(run_meta.get("trial_requests", {}))
     counts = trial_counts(trials["status"], planned=planned)
     unfinished = sum(count for status, count in counts.items() if status not in ENDED)
+    if run_meta.get("race") and not _race_finished(run_dir):
+        unfinished += 1  # stopped between rungs: the race has trials left to start
     run_meta |= {
         "ended_at": _now(),
         "status": "interrupted" if unfinished else "completed",
@@ -283,6 +285,11 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
 
 
 ENDED = ("TERMINATED", "ERROR", "STALLED")
+
+
+def _race_finished(run_dir: Path) -> bool:
+    path = run_dir / schema.RACE_FILE
+    return path.exists() and bool(json.loads(path.read_text()).get("finished"))
 
 
 def trial_counts(statuses, planned: int) -> dict[str, int]:
