@@ -9,7 +9,7 @@ import pytest
 
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
 from suite.bench.curves import Curve
-from suite.bench.results_md import ROW_TITLES, render
+from suite.bench.results_md import ROW_TITLES, render, render_racing
 from suite.bench.summary import spread
 from suite.bench.time_to_return import QUICK, Budget, summarize
 
@@ -233,3 +233,42 @@ def test_render_atari_row_shows_both_samplers_both_rates_and_the_profile(tmp_pat
     assert "| suite `pong` (native vector env) | 700 (" in text
     assert "**2.00** sampled, 3.00 trained; target >= 2.0 sampled: **met**" in text
     assert "| learner update (_LearnerThread) | 40% |" in text
+
+
+def test_racing_hand_over_splits_set_up_inside_trials_from_gaps_between_them(tmp_path):
+    import pandas as pd
+
+    from suite.bench.racing import hand_over
+
+    # trials hold their CPUs over [0, 10] and [12, 30]; they trained 7 s and 15 s of that
+    (tmp_path / "run.json").write_text(
+        json.dumps(
+            {"started_at": "2026-01-01T00:00:00+00:00", "ended_at": "2026-01-01T00:00:40+00:00"}
+        )
+    )
+    for name, (begin, end) in {"b": (12.0, 30.0), "a": (0.0, 10.0)}.items():
+        folder = tmp_path / "trials" / name
+        folder.mkdir(parents=True)
+        (folder / "timing.json").write_text(json.dumps({"started_at": begin, "ended_at": end}))
+    found = hand_over(tmp_path, pd.DataFrame({"wall_time_s": [7.0, 15.0]}))
+    assert found["setup_s_per_trial"] == pytest.approx(3.0)  # (10 + 18 - 22) / 2
+    assert found["gap_s_per_trial"] == pytest.approx(2.0)  # 12 - 10, one hand-over
+    assert found["share_of_run"] == pytest.approx((6.0 + 2.0) / 40.0)
+
+
+def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
+    hand_over = {"setup_s_per_trial": 10.7, "gap_s_per_trial": 4.1, "share_of_run": 0.17}
+    run = {"trials": 30, "env_steps": 15e6, "seconds": 2520.0, "verdict": "leaning",
+           "summary": "Leaning to N=4, K=10.", "top_set": ["n=4, k=10"], "pick": "n=4, k=10",
+           "hand_over": hand_over}  # fmt: skip
+    race = run | {"trials": 26, "eliminated_per_rung": [2, 0], "in_top_set": False,
+                  "env_steps_share": 0.87, "seconds_share": 0.95}  # fmt: skip
+    earlier = [{"env_steps": 100_000, "leader": "n=4, k=1", "pick_rank": 6, "cells": 6}]
+    data = {"sweep": "continuous_nk --budget laptop", "reference": run, "races": [race],
+            "first_seeds": [100], "target_share": 1 / 3, "met": False,
+            "least_env_steps_share": 0.733, "earlier": earlier}  # fmt: skip
+    text = "\n".join(render_racing(data))
+    assert "14.8 s per trial, 17% of the run" in text
+    assert "| NO |" in text and "best case is 73%" in text
+    assert "| 100,000 | n=4, k=1 | 6 of 6 |" in text
+    assert "only 1 of 3 races" in text

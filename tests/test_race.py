@@ -169,6 +169,9 @@ def test_same_budget_rungs_add_seeds_and_a_lone_leader_gets_a_challenger():
     per_cell = {cell: sum(t.cell == cell for t in final_trials) for cell in state.racing}
     # rung 1 ran 3 seeds and rung 2 added 2 (not 5): 5 at the final budget
     assert all(count == 5 for count in per_cell.values()), per_cell
+    # one cell left after the first rung is the schedule's best case
+    assert state.env_steps_spent() == RACE.least_env_steps(len(means))
+    assert RACE.least_env_steps(3) == 3 * 3 * 100 + 2 * (3 * 400 + 2 * 400)
 
 
 def test_a_cell_whose_trials_all_fail_leaves_the_race_with_a_reason():

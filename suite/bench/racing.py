@@ -13,17 +13,23 @@ not run again, so the row's two hours of training can be spread over several sit
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 
 from suite.bench.sweep_runs import run_sweep
+from suite.report import budget, trial_table
 from suite.report.build import prepared_trials
 from suite.report.verdict_section import AXES, env_verdict_cells
+from suite.store import schema
 from suite.store.reader import load_run
+from suite.sweep.race.schedule import Race
 
 SWEEP, BUDGET = "continuous_nk", "laptop"
 RACE_FIRST_SEEDS = (100, 200, 300)
 TARGET_SHARE = 1 / 3
+# Where the reference is read again below its budget: would a shorter first rung rank the same?
+EARLIER_ENV_STEPS = (100_000, 200_000, 300_000, 400_000)
 
 
 RUNS_ROOT = Path("results") / "bench-racing"
@@ -42,6 +48,8 @@ def measure(quick: bool, root: Path = RUNS_ROOT, only_stored: bool = False) -> d
         race["env_steps_share"] = race["env_steps"] / reference["env_steps"]
         race["seconds_share"] = race["seconds"] / reference["seconds"]
     met = all(r["in_top_set"] and r["env_steps_share"] <= TARGET_SHARE for r in races)
+    race = _laptop_race()
+    cells = reference["cells"]
     if len(races) < len(RACE_FIRST_SEEDS) and met:
         met = None  # too few races to call the target met
     return {
@@ -51,7 +59,15 @@ def measure(quick: bool, root: Path = RUNS_ROOT, only_stored: bool = False) -> d
         "first_seeds": list(seeds),
         "target_share": TARGET_SHARE,
         "met": None if quick else met,
+        "least_env_steps_share": race.least_env_steps(cells) / race.most_env_steps(cells),
+        "earlier": earlier_rankings(completed_run(root / "reference"), reference["pick"]),
     }
+
+
+def _laptop_race() -> Race:
+    from suite.sweep.catalog import load_sweep
+
+    return load_sweep(SWEEP).budgets[BUDGET].race
 
 
 def _timed(results_root: Path, *extra: str) -> dict:
@@ -82,11 +98,12 @@ def summary(run_dir: Path) -> dict:
     run = load_run(run_dir)
     verdict, keys = env_verdict_cells(prepared_trials(run))
     spent = float(run.trials["env_steps"].sum())
-    # the axes that differ between cells name a cell; the rest are the same in every cell
-    varied = [i for i in range(len(AXES)) if len({key[i] for key in keys.values()}) > 1]
+    varied = _varied(keys)
     race = run.race
     return {
         "run_id": run.run_id,
+        "cells": len(keys),
+        "hand_over": hand_over(run_dir, run.trials),
         "trials": len(run.trials),
         "env_steps": spent,
         "verdict": verdict.strength,
@@ -99,6 +116,59 @@ def summary(run_dir: Path) -> dict:
         if race
         else None,
     }
+
+
+def hand_over(run_dir: Path, trials) -> dict:
+    """Where a run's time went besides training. Trials run one at a time on this machine, so
+    each hand-over is the gap between one trial's end and the next one's start (a new trial
+    process starts) plus the next trial's own set-up (it holds its CPUs, RLlib builds the
+    algorithm and its env runner, no env step yet)."""
+    spans = sorted(
+        (timing["started_at"], timing["ended_at"])
+        for timing in (
+            json.loads(path.read_text())
+            for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{schema.TIMING_FILE}")
+        )
+    )
+    held = sum(end - begin for begin, end in spans)
+    setup = held - float(trials["wall_time_s"].sum())
+    gaps = sum(max(0.0, after[0] - before[1]) for before, after in itertools.pairwise(spans))
+    return {
+        "setup_s_per_trial": setup / len(spans),
+        "gap_s_per_trial": gaps / max(1, len(spans) - 1),
+        "share_of_run": (setup + gaps) / _run_seconds(run_dir),
+    }
+
+
+def earlier_rankings(run_dir: Path | None, pick: str | None) -> list[dict]:
+    """The reference read at fewer env steps: its leader there, and where its pick at the full
+    budget ranks. A first rung that short would judge cells on that ranking."""
+    if run_dir is None:
+        return []
+    run = load_run(run_dir)
+    details = trial_table.trial_details(run.path, run.trials["trial_id"])
+    rankings = []
+    for steps in EARLIER_ENV_STEPS:
+        trials = budget.with_budget_metrics(run.trials, run.iterations, steps)
+        verdict, keys = env_verdict_cells(trial_table.with_run_order(trials, details))
+        varied = _varied(keys)
+        ranked = sorted(verdict.intervals, key=lambda label: -verdict.intervals[label].point)
+        names = [_key_text(keys[label], varied) for label in ranked]
+        rankings.append(
+            {
+                "env_steps": steps,
+                "leader": names[0],
+                "leader_iqm": verdict.intervals[ranked[0]].point,
+                "pick_rank": names.index(pick) + 1 if pick in names else None,
+                "cells": len(names),
+            }
+        )
+    return rankings
+
+
+def _varied(keys: dict) -> list[int]:
+    """The axes that differ between cells name a cell; the rest are the same in every cell."""
+    return [i for i in range(len(AXES)) if len({key[i] for key in keys.values()}) > 1]
 
 
 def _key_text(key: tuple, varied: list[int]) -> str:

@@ -342,27 +342,56 @@ def render_racing(data: dict) -> list[str]:
     reference = data["reference"]
     lines = [
         f"Reference: `{data['sweep']} --no-race`, {reference['trials']} trials, "
-        f"{reference['env_steps']:,.0f} env steps in {reference['seconds'] / 60:.1f} min; "
-        f"verdict {reference['verdict']}: {reference['summary']}",
+        f"{reference['env_steps']:,.0f} env steps in {reference['seconds'] / 60:.1f} min "
+        f"({_hand_over(reference)}); verdict {reference['verdict']}: {reference['summary']}",
         "",
         "Its top set (cells it cannot tell from its best): "
         + ("; ".join(reference["top_set"]) or "none"),
         "",
         "| race (first seed) | trials | eliminated per rung | pick | in top set | env steps "
-        "(share) | wall time (share) | verdict |",
-        "|---|---|---|---|---|---|---|---|",
+        "(share) | wall time (share) | hand-over | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for race, seed in zip(data["races"], data.get("first_seeds", (100, 200, 300)), strict=False):
         lines.append(
             f"| {seed} | {race['trials']} | {race['eliminated_per_rung']} | {race['pick']} | "
             f"{'yes' if race['in_top_set'] else 'NO'} | {race['env_steps']:,.0f} "
             f"({race['env_steps_share']:.0%}) | {race['seconds'] / 60:.1f} min "
-            f"({race['seconds_share']:.0%}) | {race['verdict']} |"
+            f"({race['seconds_share']:.0%}) | {_hand_over(race)} | {race['verdict']} |"
         )
     target = f"every pick in the top set at <= {data['target_share']:.0%} of the env steps"
     measured = len(data["races"])
     partial = f" (only {measured} of 3 races measured so far)" if measured < 3 else ""
-    lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}."]
+    lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}.", *_racing_limits(data)]
+    return lines
+
+
+def _hand_over(run: dict) -> str:
+    found = run.get("hand_over")
+    if not found:
+        return "n/a"
+    per_trial = found["setup_s_per_trial"] + found["gap_s_per_trial"]
+    return f"{per_trial:.1f} s per trial, {found['share_of_run']:.0%} of the run"
+
+
+def _racing_limits(data: dict) -> list[str]:
+    """Why the share cannot reach the target on this grid, from the row's own numbers."""
+    if "least_env_steps_share" not in data:
+        return []
+    lines = [
+        "",
+        f"This schedule's best case is {data['least_env_steps_share']:.0%} of the reference's "
+        "env steps: every cell runs its first-rung seeds at the full budget, then the leader "
+        "and a challenger run the rest. Only a shorter first rung could save more, and a "
+        "short rung must rank the cells as the full budget does. The reference, read at fewer "
+        "env steps:",
+        "",
+        "| env steps | leader there | the reference's pick ranks |",
+        "|---|---|---|",
+    ]
+    for found in data.get("earlier", []):
+        rank = "n/a" if found["pick_rank"] is None else f"{found['pick_rank']} of {found['cells']}"
+        lines.append(f"| {found['env_steps']:,} | {found['leader']} | {rank} |")
     return lines
 
 

@@ -58,6 +58,13 @@ class Race:
         """Trials if nothing were ever eliminated."""
         return cells * sum(self.new_seeds(i) for i in range(len(self.rungs)))
 
+    def least_env_steps(self, cells: int) -> int:
+        """Env steps if the first rung left one cell: the race's best case. The leader races on
+        with a challenger, so two cells run every later rung."""
+        first = cells * self.new_seeds(0) * self.rungs[0].env_steps
+        later = range(1, len(self.rungs)) if cells > 1 else ()
+        return first + sum(2 * self.new_seeds(i) * self.rungs[i].env_steps for i in later)
+
     def most_env_steps(self, cells: int) -> int:
         """Env steps if nothing were ever eliminated: the race's worst case."""
         return cells * sum(self.new_seeds(i) * rung.env_steps for i, rung in enumerate(self.rungs))
