@@ -17,6 +17,7 @@ import itertools
 import json
 from pathlib import Path
 
+from suite.bench import rebuild
 from suite.bench.sweep_runs import run_sweep
 from suite.report import budget, trial_table
 from suite.report.build import prepared_trials
@@ -61,6 +62,7 @@ def measure(quick: bool, root: Path = RUNS_ROOT, only_stored: bool = False) -> d
         "met": None if quick else met,
         "least_env_steps_share": race.least_env_steps(cells) / race.most_env_steps(cells),
         "earlier": earlier_rankings(completed_run(root / "reference"), reference["pick"]),
+        "rebuild": rebuild.measure(),
     }
 
 

@@ -363,7 +363,23 @@ def render_racing(data: dict) -> list[str]:
     measured = len(data["races"])
     partial = f" (only {measured} of 3 races measured so far)" if measured < 3 else ""
     lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}.", *_racing_limits(data)]
-    return lines
+    return lines + _rebuild(data.get("rebuild"), reference.get("hand_over"))
+
+
+def _rebuild(found: dict | None, hand_over: dict | None) -> list[str]:
+    """Whether reusing trial processes would cut the hand-over (``suite/bench/rebuild.py``)."""
+    if not found or not hand_over:
+        return []
+    return [
+        "",
+        f"Hand-over in the reference: {hand_over['gap_s_per_trial']:.1f} s between trials (a new "
+        f"trial process starts) and {hand_over['setup_s_per_trial']:.1f} s of set-up inside each "
+        f"trial. Building the `{found['config']}` algorithm in one process: "
+        f"{found['first_build_s']:.1f} s the first time, {found['rebuild_s']:.1f} s again in the "
+        "warm process. A reused trial process (Tune's `reuse_actors`; RLlib's algorithm cannot "
+        "reset itself, so it would be built again) saves the gap and "
+        f"{max(0.0, found['first_build_s'] - found['rebuild_s']):.1f} s of the build.",
+    ]
 
 
 def _hand_over(run: dict) -> str:

@@ -1,0 +1,62 @@
+"""What a reused trial process would still pay: building the algorithm again in a warm process.
+
+Tune can hand a finished trial's process to the next trial (``reuse_actors=True``) only if the
+trainable resets itself; RLlib 2.60's ``Algorithm`` cannot (ray-project/ray#38136), so a reset
+would have to stop the algorithm and build it again. ``python -m suite.bench.rebuild CONFIG``
+builds CONFIG's algorithm, trains one iteration and stops it, three times in one process (its own
+Ray), and prints the seconds of each build as JSON: the first is what every trial pays today
+inside its process, the others what a reused process would pay.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+BUILDS = 3
+
+
+def time_builds(config_name: str) -> list[float]:
+    import ray
+
+    from suite.collect.callback import BufferAccountingCallback
+    from suite.configs.registry import get_config
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        seconds = []
+        for _ in range(BUILDS):
+            started = time.perf_counter()
+            config = get_config(config_name).build().callbacks(BufferAccountingCallback)
+            algorithm = config.build_algo()
+            seconds.append(time.perf_counter() - started)
+            algorithm.train()  # a real first iteration, so the stop below tears down a used algo
+            algorithm.stop()
+        return seconds
+    finally:
+        ray.shutdown()
+
+
+def measure(config_name: str = "pendulum") -> dict:
+    """Builds in a subprocess (a fresh interpreter, as a trial has), with its import time."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "suite.bench.rebuild", config_name],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    builds = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        "config": config_name,
+        "first_build_s": builds[0],
+        "rebuild_s": min(builds[1:]),
+        "process_s": time.perf_counter() - started,
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(time_builds(sys.argv[1])))
