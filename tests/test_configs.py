@@ -144,3 +144,16 @@ def test_registry_cli_lists_at_least_seven_configs():
 def test_settings_behind_properties_can_be_overridden():
     config = resolve("cartpole", {}, {"train_batch_size_per_learner": 300})
     assert config.train_batch_size_per_learner == 300
+
+
+def test_a_promoted_config_builds_its_base_with_its_settings(tmp_path, monkeypatch):
+    from suite.configs.promoted import PromotedConfig, write_promoted
+
+    monkeypatch.setenv("SUITE_PROMOTED_DIR", str(tmp_path))
+    for name, settings in {"pendulum_good": {"n": 8, "k": 3}, "pendulum_bad": {"nn": 8}}.items():
+        write_promoted(PromotedConfig(name, "pendulum", "Pendulum-v1", settings, "", {}), tmp_path)
+    built = get_config("pendulum_good").build()
+    assert (built.circular_buffer_num_batches, built.circular_buffer_iterations_per_batch) == (8, 3)
+    assert built.lr == get_config("pendulum").build().lr
+    with pytest.raises(ConfigError, match="unknown config key 'nn'"):
+        get_config("pendulum_bad").build()

@@ -1,4 +1,4 @@
-"""No import cycles between suite's packages: the pipeline reads one way.
+"""No import cycles between suite's packages, nor between its modules: the pipeline reads one way.
 
 Every ``import`` in ``suite/`` counts, deferred ones inside functions too (a deferred import is
 still a dependency; it only hides the cycle from Python).
@@ -21,27 +21,41 @@ def unit_of(module: str) -> str | None:
     return parts[1] if parts[0] == "suite" and len(parts) > 1 else None
 
 
-def imported_modules(path: Path) -> list[str]:
-    modules = []
+def imported_modules(path: Path, modules: set[str] | None = None) -> list[str]:
+    """What ``path`` imports. Given suite's ``modules``, ``from package import module`` counts
+    the module only (the package's ``__init__`` is not what the file uses)."""
+    found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            modules += [alias.name for alias in node.names]
+            found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+            submodules = [name for name in names if modules is None or name in modules]
+            found += submodules + ([node.module] if len(submodules) < len(names) else [])
         elif isinstance(node, ast.ImportFrom):
             raise AssertionError(f"{path}: relative import; the graph reads absolute ones only")
-    return modules
+    return found
 
 
-def package_graph(root: Path = SUITE) -> dict[str, dict[str, set[str]]]:
+def module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(("suite", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+
+
+def package_graph(root: Path = SUITE, unit=unit_of, modules=None) -> dict[str, dict[str, set[str]]]:
     """unit -> imported unit -> the files that import it."""
     graph: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for path in sorted(root.rglob("*.py")):
-        module = ".".join(("suite", *path.relative_to(root).with_suffix("").parts))
-        source = unit_of(module)
-        for target in {unit_of(name) for name in imported_modules(path)} - {None, source}:
+        source = unit(module_name(path, root))
+        for target in {unit(name) for name in imported_modules(path, modules)} - {None, source}:
             graph[source][target].add(str(path.relative_to(root.parent)))
     return graph
+
+
+def module_graph(root: Path = SUITE) -> dict[str, dict[str, set[str]]]:
+    """The same graph between suite's modules (``from m import name`` counts m only)."""
+    modules = {module_name(path, root) for path in root.rglob("*.py")}
+    return package_graph(root, lambda name: name if name in modules else None, modules)
 
 
 def find_cycle(graph: dict[str, dict[str, set[str]]]) -> list[str] | None:
@@ -76,6 +90,26 @@ def test_no_import_cycle_between_suite_packages():
     }
     cycle = find_cycle(graph)
     assert cycle is None, describe(cycle, graph)
+
+
+def test_no_import_cycle_between_suite_modules():
+    graph = module_graph()
+    assert "suite.configs.registry" in graph
+    cycle = find_cycle(graph)
+    assert cycle is None, describe(cycle, graph).replace("packages", "modules")
+
+
+def test_the_module_check_finds_a_cycle_inside_one_package(tmp_path):
+    root = tmp_path / "suite"
+    (root / "configs").mkdir(parents=True)
+    (root / "configs" / "__init__.py").write_text("")
+    (root / "configs" / "registry.py").write_text(
+        "def build():\n    from suite.configs.resolve import resolve\n"
+    )
+    (root / "configs" / "resolve.py").write_text("from suite.configs.registry import get_config\n")
+    assert package_graph(root) == {}  # one package: no cycle between packages
+    cycle = find_cycle(module_graph(root))
+    assert cycle == ["suite.configs.registry", "suite.configs.resolve", "suite.configs.registry"]
 
 
 def test_the_check_finds_a_cycle_made_by_a_deferred_import(tmp_path):

@@ -12,6 +12,7 @@ from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs import atari, classic, mujoco
 from suite.configs.promoted import PromotedConfig, load_promoted
+from suite.configs.settings import apply_settings, validate
 
 
 class UnknownNameError(ValueError):
@@ -155,9 +156,9 @@ def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
 
 
 def _build_promoted(base: str, settings: dict) -> APPOConfig:
-    from suite.configs.resolve import resolve  # resolve reads this registry
-
-    return resolve(base, {}, settings)
+    config = apply_settings(get_config(base).build(), settings)
+    validate(config)
+    return config
 
 
 def env_threshold(config_name: str, env: str) -> float:
