@@ -15,6 +15,7 @@ import pandas as pd
 
 from suite.configs.axes import AXIS_NAMES
 from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
+from suite.store.schema import FINISHED
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
 SAMPLING = ["num_env_runners", "num_envs_per_env_runner"]
@@ -22,7 +23,6 @@ BUFFER_AXES = ["n", "k", "broadcast_interval"]
 # Every sweep axis is part of the cell key: trials that differ in any axis are never pooled as
 # if they were seeds of one setting.
 CELL = ["env", *AXIS_NAMES]
-FINISHED = "TERMINATED"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import math
 import numpy as np
 import pandas as pd
 
-FINISHED = "TERMINATED"
+from suite.store.schema import FINISHED
+
 AT_BUDGET_COLUMNS = (
     "budget_env_steps",
     "return_at_budget",

@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from suite.report.formatting import fmt, learners_text
+from suite.store.schema import FINISHED
 
 COLUMNS = [  # (column, header, shown below 900 px)
     ("run_order", "order", True),
@@ -89,7 +90,7 @@ def order_warnings(trials: pd.DataFrame, shuffled: bool = False) -> list[str]:
         "reading throughput."
     )
     warnings = []
-    for env, group in trials[trials["status"] == "TERMINATED"].groupby("env", sort=True):
+    for env, group in trials[trials["status"] == FINISHED].groupby("env", sort=True):
         pair = group[["run_order", "mean_env_steps_per_s"]].dropna()
         if len(pair) < MIN_TRIALS_FOR_ORDER or pair["mean_env_steps_per_s"].nunique() < 2:
             continue

@@ -91,6 +91,8 @@ LEARNER_COLUMNS: dict[str, str] = {
     **{name: text for name, text in BUFFER_COLUMNS.items() if not name.startswith("rllib_")},
 }
 
+FINISHED = "TERMINATED"  # the status of a trial that ran to its end (Tune's name for it)
+
 SUMMARY_COLUMNS: dict[str, str] = {
     "status": "TERMINATED, ERROR, STALLED (stopped by the stall watchdog), RUNNING or PENDING",
     "error": "the error message of a failed trial (the stall reason if STALLED), else empty",

@@ -14,11 +14,10 @@ import numpy as np
 
 from suite.report.budget import read_at_budget
 from suite.stats.elimination import Elimination, eliminate
+from suite.store.schema import FINISHED
 from suite.sweep.order import shuffled
 from suite.sweep.race.schedule import Race
 from suite.sweep.spec import TrialSpec
-
-FINISHED_OK = "TERMINATED"
 
 
 def cell_label(spec: TrialSpec) -> str:
@@ -44,7 +43,7 @@ class RaceTrial:
 
     def score(self) -> float:
         """Return at the rung's env steps, read like the report reads it (``read_at_budget``)."""
-        if self.status != FINISHED_OK or not self.curve:
+        if self.status != FINISHED or not self.curve:
             return math.nan
         return read_at_budget(np.asarray(self.curve, float), self.env_steps, math.inf)[1]
 
@@ -98,7 +97,7 @@ class RaceState:
 
     def completed(self, trial_id: str, ok: bool) -> None:
         if trial_id in self.trials:
-            self.trials[trial_id].status = FINISHED_OK if ok else "ERROR"
+            self.trials[trial_id].status = FINISHED if ok else "ERROR"
 
     def running(self) -> bool:
         return any(trial.status == "RUNNING" for trial in self.trials.values())
