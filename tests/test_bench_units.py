@@ -266,9 +266,47 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
     earlier = [{"env_steps": 100_000, "leader": "n=4, k=1", "pick_rank": 6, "cells": 6}]
     data = {"sweep": "continuous_nk --budget laptop", "reference": run, "races": [race],
             "first_seeds": [100], "target_share": 1 / 3, "met": False,
-            "least_env_steps_share": 0.733, "earlier": earlier}  # fmt: skip
+            "least_env_steps_share": 0.733, "earlier": earlier,
+            "replays": {"replays": 200, "short_of_trials": 0, "pool_trials": {"a": 40, "b": 38},
+                        "in_top_set": 0.97, "promotable": 0.3, "picks": {"n=4, k=10": 150},
+                        "env_steps_share": {"median": 0.87, "min": 0.73, "max": 1.0}}}  # fmt: skip
     text = "\n".join(render_racing(data))
     assert "14.8 s per trial, 17% of the run" in text
     assert "| NO |" in text and "best case is 73%" in text
     assert "| 100,000 | n=4, k=1 | 6 of 6 |" in text
     assert "only 1 of 3 races" in text
+    assert "Replayed 200 times from the 1 races' 78 measured trials" in text
+    assert "top set 97%" in text and "median 87% (73% to 100%)" in text
+
+
+def test_a_race_replayed_from_its_own_trials_decides_as_it_did():
+    """The committed laptop race's 26 trials as the pool, drawn in the order the race ran them
+    (rung 0 first): the replay must eliminate both K=1 cells at rung 0 as the race did, and
+    spend the same env steps. Drawn at random, other rung-0 seeds may decide otherwise."""
+    from pathlib import Path
+
+    from suite.bench import race_replay
+    from suite.sweep.race.schedule import Race, Rung
+
+    run = Path(__file__).resolve().parents[1] / "results" / "example-continuous_nk-laptop-race"
+    pool = race_replay.Pool([run], ("n", "k"))
+    rung = dict(zip(pool.trials["trial_id"], pool.trials["rung"], strict=True))
+    pool.by_cell = {cell: sorted(ids, key=rung.get) for cell, ids in pool.by_cell.items()}
+    race = Race((Rung(500_000, 3), Rung(500_000, 5)))
+    state = race_replay.replay(race, pool, None)
+    assert sorted(state.decisions[0].elimination.eliminated) == [
+        "Pendulum-v1 n=16, k=1",
+        "Pendulum-v1 n=4, k=1",
+    ]
+    assert state.decisions[1].elimination.eliminated == []
+    real = json.loads((run / "race.json").read_text())
+    assert state.env_steps_spent() == pytest.approx(
+        sum(trial["env_steps"] for trial in real["trials"].values()), rel=1e-9
+    )
+    verdict, keys = race_replay.verdict_of(state, pool)
+    assert verdict.strength == "inconclusive"  # the real race's verdict: a four-way tie
+    assert keys[verdict.best[0]][:2] == (4, 32) and len(verdict.top_set) == 4
+    found = race_replay.replay_many(race, pool, lambda key: key[:2], 15e6, [(4, 32)], count=20)
+    assert found["replays"] + found["short_of_trials"] == 20
+    assert 0.0 < found["in_top_set"] <= 1.0
+    assert found["env_steps_share"]["median"] == pytest.approx(13e6 / 15e6, rel=0.01)

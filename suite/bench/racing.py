@@ -17,7 +17,7 @@ import itertools
 import json
 from pathlib import Path
 
-from suite.bench import rebuild
+from suite.bench import race_replay, rebuild
 from suite.bench.sweep_runs import run_sweep
 from suite.report import budget, trial_table
 from suite.report.build import prepared_trials
@@ -63,7 +63,26 @@ def measure(quick: bool, root: Path = RUNS_ROOT, only_stored: bool = False) -> d
         "least_env_steps_share": race.least_env_steps(cells) / race.most_env_steps(cells),
         "earlier": earlier_rankings(completed_run(root / "reference"), reference["pick"]),
         "rebuild": rebuild.measure(),
+        "replays": replays(root, reference),
     }
+
+
+def replays(root: Path, reference: dict) -> dict | None:
+    """The race replayed from the completed races' trials (``race_replay.py``)."""
+    from suite.sweep.catalog import load_sweep
+
+    runs = [run for seed in RACE_FIRST_SEEDS if (run := completed_run(root / f"race-{seed}"))]
+    if not runs:
+        return None
+    pool = race_replay.Pool(runs, tuple(load_sweep(SWEEP).axes))
+    varied = reference["varied"]
+    return race_replay.replay_many(
+        _laptop_race(),
+        pool,
+        lambda key: _key_text(key, varied),
+        reference["env_steps"],
+        reference["top_set"],
+    )
 
 
 def _laptop_race() -> Race:
@@ -105,6 +124,7 @@ def summary(run_dir: Path) -> dict:
     return {
         "run_id": run.run_id,
         "cells": len(keys),
+        "varied": varied,
         "hand_over": hand_over(run_dir, run.trials),
         "trials": len(run.trials),
         "env_steps": spent,

@@ -362,8 +362,30 @@ def render_racing(data: dict) -> list[str]:
     target = f"every pick in the top set at <= {data['target_share']:.0%} of the env steps"
     measured = len(data["races"])
     partial = f" (only {measured} of 3 races measured so far)" if measured < 3 else ""
-    lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}.", *_racing_limits(data)]
+    lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}."]
+    lines += _replays(data.get("replays"), len(data["races"]))
+    lines += _racing_limits(data)
     return lines + _rebuild(data.get("rebuild"), reference.get("hand_over"))
+
+
+def _replays(found: dict | None, races: int) -> list[str]:
+    """The race replayed from the measured race trials (``suite/bench/race_replay.py``)."""
+    if not found or not found["replays"]:
+        return []
+    share = found["env_steps_share"]
+    picks = "; ".join(f"{pick} {count}" for pick, count in found["picks"].items())
+    short = found["short_of_trials"]
+    return [
+        "",
+        f"Replayed {found['replays']} times from the {races} races' "
+        f"{sum(found['pool_trials'].values())} measured trials (`suite/bench/race_replay.py`: the "
+        "race's own state machine, each trial a measured one of its cell drawn at random; not "
+        "independent races, they vary which measured seeds a race draws): pick in the "
+        f"reference's top set {found['in_top_set']:.0%}, a verdict --promote accepts (leaning or "
+        f"decisive) {found['promotable']:.0%}, env-step share median {share['median']:.0%} "
+        f"({share['min']:.0%} to {share['max']:.0%}). Picks: {picks}."
+        + (f" {short} replays ran out of measured trials and are left out." if short else ""),
+    ]
 
 
 def _rebuild(found: dict | None, hand_over: dict | None) -> list[str]:
