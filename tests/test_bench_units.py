@@ -250,14 +250,16 @@ def test_racing_hand_over_splits_set_up_inside_trials_from_gaps_between_them(tmp
         folder = tmp_path / "trials" / name
         folder.mkdir(parents=True)
         (folder / "timing.json").write_text(json.dumps({"started_at": begin, "ended_at": end}))
-    found = hand_over(tmp_path, pd.DataFrame({"wall_time_s": [7.0, 15.0]}))
-    assert found["setup_s_per_trial"] == pytest.approx(3.0)  # (10 + 18 - 22) / 2
+    found = hand_over(tmp_path, pd.DataFrame({"wall_time_s": [7.0, 15.0], "num_iterations": 50}))
+    assert found["idle_s_per_trial"] == pytest.approx(3.0)  # (10 + 18 - 22) / 2
+    assert found["checkpoints_per_trial"] == 11  # every 5 iterations, and at the end
     assert found["gap_s_per_trial"] == pytest.approx(2.0)  # 12 - 10, one hand-over
     assert found["share_of_run"] == pytest.approx((6.0 + 2.0) / 40.0)
 
 
 def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
-    hand_over = {"setup_s_per_trial": 10.7, "gap_s_per_trial": 4.1, "share_of_run": 0.17}
+    hand_over = {"idle_s_per_trial": 10.7, "gap_s_per_trial": 4.1, "share_of_run": 0.17,
+                 "checkpoints_per_trial": 11}  # fmt: skip
     run = {"trials": 30, "env_steps": 15e6, "seconds": 2520.0, "verdict": "leaning",
            "summary": "Leaning to N=4, K=10.", "top_set": ["n=4, k=10"], "pick": "n=4, k=10",
            "hand_over": hand_over}  # fmt: skip
@@ -267,6 +269,8 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
     data = {"sweep": "continuous_nk --budget laptop", "reference": run, "races": [race],
             "first_seeds": [100], "target_share": 1 / 3, "met": False,
             "least_env_steps_share": 0.733, "earlier": earlier,
+            "rebuild": {"config": "pendulum", "first_build_s": 6.0, "rebuild_s": 2.5,
+                        "save_s": 0.3},
             "replays": {"replays": 200, "short_of_trials": 0, "pool_trials": {"a": 40, "b": 38},
                         "in_top_set": 0.97, "promotable": 0.3, "picks": {"n=4, k=10": 150},
                         "env_steps_share": {"median": 0.87, "min": 0.73, "max": 1.0}}}  # fmt: skip
@@ -277,6 +281,7 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
     assert "only 1 of 3 races" in text
     assert "Replayed 200 times from the 1 races' 78 measured trials" in text
     assert "top set 97%" in text and "median 87% (73% to 100%)" in text
+    assert "11 saves take about 3.3 s" in text and "the gap and 3.5 s of the build" in text
 
 
 def test_a_race_replayed_from_its_own_trials_decides_as_it_did():

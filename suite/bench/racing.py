@@ -25,6 +25,7 @@ from suite.report.verdict_section import AXES, env_verdict_cells
 from suite.store import schema
 from suite.store.reader import load_run
 from suite.sweep.race.schedule import Race
+from suite.sweep.runner import CHECKPOINT_EVERY_ITERATIONS
 
 SWEEP, BUDGET = "continuous_nk", "laptop"
 RACE_FIRST_SEEDS = (100, 200, 300)
@@ -141,10 +142,10 @@ def summary(run_dir: Path) -> dict:
 
 
 def hand_over(run_dir: Path, trials) -> dict:
-    """Where a run's time went besides training. Trials run one at a time on this machine, so
-    each hand-over is the gap between one trial's end and the next one's start (a new trial
-    process starts) plus the next trial's own set-up (it holds its CPUs, RLlib builds the
-    algorithm and its env runner, no env step yet)."""
+    """Where a run's time went besides training. Trials run one at a time on this machine: the
+    gap is from one trial's end to the next one's start (a new trial process starts); ``idle``
+    is the time a trial held its CPUs without training (RLlib building the algorithm and its
+    env runner, Tune saving checkpoints, the teardown)."""
     spans = sorted(
         (timing["started_at"], timing["ended_at"])
         for timing in (
@@ -153,12 +154,14 @@ def hand_over(run_dir: Path, trials) -> dict:
         )
     )
     held = sum(end - begin for begin, end in spans)
-    setup = held - float(trials["wall_time_s"].sum())
+    idle = held - float(trials["wall_time_s"].sum())
     gaps = sum(max(0.0, after[0] - before[1]) for before, after in itertools.pairwise(spans))
+    iterations = float(trials["num_iterations"].mean()) if "num_iterations" in trials else 0.0
     return {
-        "setup_s_per_trial": setup / len(spans),
+        "idle_s_per_trial": idle / len(spans),
         "gap_s_per_trial": gaps / max(1, len(spans) - 1),
-        "share_of_run": (setup + gaps) / _run_seconds(run_dir),
+        "checkpoints_per_trial": iterations // CHECKPOINT_EVERY_ITERATIONS + 1,  # + the last
+        "share_of_run": (idle + gaps) / _run_seconds(run_dir),
     }
 
 

@@ -3,9 +3,11 @@
 Tune can hand a finished trial's process to the next trial (``reuse_actors=True``) only if the
 trainable resets itself; RLlib 2.60's ``Algorithm`` cannot (ray-project/ray#38136), so a reset
 would have to stop the algorithm and build it again. ``python -m suite.bench.rebuild CONFIG``
-builds CONFIG's algorithm, trains one iteration and stops it, three times in one process (its own
-Ray), and prints the seconds of each build as JSON: the first is what every trial pays today
-inside its process, the others what a reused process would pay.
+builds CONFIG's algorithm, trains one iteration, saves a checkpoint as Tune does and stops it,
+three times in one process (its own Ray), and prints the seconds of each build and save as JSON:
+the first build is what every trial pays today inside its process, the others what a reused
+process would pay. Saves are timed because a trial also holds its CPUs, not training, while
+Tune checkpoints it (every ``CHECKPOINT_EVERY_ITERATIONS`` iterations).
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import time
 
 BUILDS = 3
 
 
-def time_builds(config_name: str) -> list[float]:
+def time_builds(config_name: str) -> dict[str, list[float]]:
     import ray
 
     from suite.collect.callback import BufferAccountingCallback
@@ -26,15 +29,19 @@ def time_builds(config_name: str) -> list[float]:
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        seconds = []
+        found = {"builds": [], "saves": []}
         for _ in range(BUILDS):
             started = time.perf_counter()
             config = get_config(config_name).build().callbacks(BufferAccountingCallback)
             algorithm = config.build_algo()
-            seconds.append(time.perf_counter() - started)
-            algorithm.train()  # a real first iteration, so the stop below tears down a used algo
+            found["builds"].append(time.perf_counter() - started)
+            algorithm.train()  # a real first iteration: what a checkpoint then holds
+            with tempfile.TemporaryDirectory() as folder:
+                started = time.perf_counter()
+                algorithm.save_checkpoint(folder)  # what Tune's Trainable.save calls
+                found["saves"].append(time.perf_counter() - started)
             algorithm.stop()
-        return seconds
+        return found
     finally:
         ray.shutdown()
 
@@ -49,11 +56,12 @@ def measure(config_name: str = "pendulum") -> dict:
         check=True,
         timeout=600,
     )
-    builds = json.loads(done.stdout.strip().splitlines()[-1])
+    found = json.loads(done.stdout.strip().splitlines()[-1])
     return {
         "config": config_name,
-        "first_build_s": builds[0],
-        "rebuild_s": min(builds[1:]),
+        "first_build_s": found["builds"][0],
+        "rebuild_s": min(found["builds"][1:]),
+        "save_s": float(sorted(found["saves"])[len(found["saves"]) // 2]),
         "process_s": time.perf_counter() - started,
     }
 

@@ -389,26 +389,31 @@ def _replays(found: dict | None, races: int) -> list[str]:
 
 
 def _rebuild(found: dict | None, hand_over: dict | None) -> list[str]:
-    """Whether reusing trial processes would cut the hand-over (``suite/bench/rebuild.py``)."""
-    if not found or not hand_over:
+    """What the time between trials is made of (``suite/bench/rebuild.py``), and what reusing
+    trial processes would save."""
+    if not found or not hand_over or "idle_s_per_trial" not in hand_over:
         return []
+    saves = hand_over["checkpoints_per_trial"] * found["save_s"]
     return [
         "",
-        f"Hand-over in the reference: {hand_over['gap_s_per_trial']:.1f} s between trials (a new "
-        f"trial process starts) and {hand_over['setup_s_per_trial']:.1f} s of set-up inside each "
-        f"trial. Building the `{found['config']}` algorithm in one process: "
-        f"{found['first_build_s']:.1f} s the first time, {found['rebuild_s']:.1f} s again in the "
-        "warm process. A reused trial process (Tune's `reuse_actors`; RLlib's algorithm cannot "
-        "reset itself, so it would be built again) saves the gap and "
-        f"{max(0.0, found['first_build_s'] - found['rebuild_s']):.1f} s of the build.",
+        f"Time between trials in the reference: {hand_over['gap_s_per_trial']:.1f} s from one "
+        f"trial's end to the next one's start (a new trial process), and "
+        f"{hand_over['idle_s_per_trial']:.1f} s per trial holding its CPUs without training. "
+        f"Measured apart in one process: building the `{found['config']}` algorithm takes "
+        f"{found['first_build_s']:.1f} s the first time and {found['rebuild_s']:.1f} s again "
+        f"in the warm process; one checkpoint save {found['save_s']:.2f} s, so a trial's "
+        f"{hand_over['checkpoints_per_trial']:.0f} saves take about {saves:.1f} s. A reused "
+        "trial process (Tune's `reuse_actors`; RLlib's algorithm cannot reset itself, so it "
+        "would be built again) would save the gap and "
+        f"{max(0.0, found['first_build_s'] - found['rebuild_s']):.1f} s of the build per trial.",
     ]
 
 
 def _hand_over(run: dict) -> str:
     found = run.get("hand_over")
-    if not found:
+    if not found or "idle_s_per_trial" not in found:
         return "n/a"
-    per_trial = found["setup_s_per_trial"] + found["gap_s_per_trial"]
+    per_trial = found["idle_s_per_trial"] + found["gap_s_per_trial"]
     return f"{per_trial:.1f} s per trial, {found['share_of_run']:.0%} of the run"
 
 
