@@ -40,7 +40,7 @@ SWEEP = Sweep(
             configs=("pendulum",),
             axis_values={"n": (4, 16), "k": (1, 10, 32)},
             description="Pendulum race: 6 cells x 3 seeds x 500k steps, then 5 seeds for the "
-            "cells left; at most 45 min on 2 cores",
+            "cells left; at most 50 min on 2 cores (all 30 trials if nothing is eliminated)",
             race=Race((Rung(500_000, 3), Rung(500_000, 5))),
         ),
         "full": Budget(
