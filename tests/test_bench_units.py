@@ -282,6 +282,7 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
     assert "Replayed 200 times from the 1 races' 78 measured trials" in text
     assert "top set 97%" in text and "median 87% (73% to 100%)" in text
     assert "11 saves take about 3.3 s" in text and "the gap and 3.5 s of the build" in text
+    assert "build: 9% of the reference's wall time" in text  # 17% x (4.1 + 3.5) / 14.8
 
 
 def test_a_race_replayed_from_its_own_trials_decides_as_it_did():

@@ -401,12 +401,20 @@ def _rebuild(found: dict | None, hand_over: dict | None) -> list[str]:
         f"{hand_over['idle_s_per_trial']:.1f} s per trial holding its CPUs without training. "
         f"Measured apart in one process: building the `{found['config']}` algorithm takes "
         f"{found['first_build_s']:.1f} s the first time and {found['rebuild_s']:.1f} s again "
-        f"in the warm process; one checkpoint save {found['save_s']:.2f} s, so a trial's "
-        f"{hand_over['checkpoints_per_trial']:.0f} saves take about {saves:.1f} s. A reused "
-        "trial process (Tune's `reuse_actors`; RLlib's algorithm cannot reset itself, so it "
-        "would be built again) would save the gap and "
-        f"{max(0.0, found['first_build_s'] - found['rebuild_s']):.1f} s of the build per trial.",
+        f"in the warm process; one checkpoint save (RLlib's `save_checkpoint`) "
+        f"{found['save_s']:.3f} s, so a trial's {hand_over['checkpoints_per_trial']:.0f} saves "
+        f"take about {saves:.1f} s of its idle time. A reused trial process (Tune's "
+        "`reuse_actors`; RLlib's algorithm cannot reset itself, so it would be built again) "
+        f"would save the gap and {max(0.0, found['first_build_s'] - found['rebuild_s']):.1f} s "
+        f"of the build: {_reuse_share(found, hand_over):.0%} of the reference's wall time.",
     ]
+
+
+def _reuse_share(found: dict, hand_over: dict) -> float:
+    """The share of a run's wall time a reused trial process would save."""
+    per_trial = hand_over["gap_s_per_trial"] + max(0.0, found["first_build_s"] - found["rebuild_s"])
+    not_training = hand_over["gap_s_per_trial"] + hand_over["idle_s_per_trial"]
+    return hand_over["share_of_run"] * per_trial / not_training
 
 
 def _hand_over(run: dict) -> str:
