@@ -46,12 +46,13 @@ def cartpole() -> APPOConfig:
 def pendulum() -> APPOConfig:
     """Pendulum-v1 (continuous actions), IMPACT's continuous setting N=16, K=10.
 
-    Expect: at 500k env steps, return -927 (IQM over 5 seeds, 95% CI -976 to -775), in a median
-    68 s per trial at ~7,400 env steps/s; no seed reached -300 by then. Measured by us: the N=16,
-    K=10 cell of the ``continuous_nk --budget laptop`` race (seeds 100-104, 2-core AMD EPYC VM,
-    no GPU; results/example-continuous_nk-laptop-race). In the same race K=1 stayed at -1,250
-    (eliminated after 3 seeds, Welch + Holm p = 6e-5), and K=10 vs 32 and N=4 vs 16 could not be
-    told apart at 500k steps. An earlier single 200 s run reached -257 at 800k steps. RLlib's
+    Expect: at 500k env steps, return -938 (IQM over 20 seeds, 95% CI -1,043 to -872; median
+    -943; seeds from -1,284 to -720), in a median 76 s per trial at ~6,600 env steps/s; no seed
+    reached -300 by then: 500k is mid-way through learning. Measured by us: the N=16, K=10 cell
+    of four ``continuous_nk --budget laptop`` runs (seeds 0-4, 100-104, 200-204, 300-304; 2-core
+    AMD EPYC VM, no GPU; benchmarks/RESULTS.md row 9). In those runs K=1 stayed near -1,270, and
+    with 20 seeds per cell N=4, K=10 (IQM -823) still tied with this config and with N=4, K=32.
+    An earlier single 200 s run reached -257 at 800k steps. RLlib's
     ``tuned_examples/appo/pendulum_appo.py`` stops at -300 (up to 100M steps, 4 env runners x 20
     envs, one learner).
     Hardware (as given here): 1 env runner x 20 envs, learner in the main process, 2 CPUs.
