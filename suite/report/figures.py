@@ -73,6 +73,7 @@ def learning_curves(
     """One K: a panel per x axis (env steps, wall time), a line per N with its CI band."""
     figure = Figure(figsize=(7.6, 3.0))
     axes = figure.subplots(1, len(panels), squeeze=False)[0]
+    noted = False
     for axis, (x_label, bands) in zip(axes, panels.items(), strict=True):
         for n, band in sorted(bands.items()):
             seeds = "1 seed" if band.runs == 1 else f"{band.runs} seeds"
@@ -86,17 +87,20 @@ def learning_curves(
             )
             if band.low is not None:
                 axis.fill_between(band.x, band.low, band.high, color=line.get_color(), alpha=0.2)
-        _threshold_line(axis, threshold)
-        axis.set(title=f"K={k:g}, by {x_label}", xlabel=x_label, ylabel="return (IQM over seeds)")
+        note = _threshold_line(axis, threshold)
+        axis.set(title=f"K={k:g}, by {x_label}", ylabel="return (IQM over seeds)")
+        # under the x axis, not inside: the legend's "best" place does not avoid annotations
+        axis.set_xlabel(x_label + (f"\n({note})" if note else ""))
         axis.legend(loc="best", framealpha=0.85)
-    margins(figure, left=0.1, bottom=0.16, wspace=0.32)
+        noted = noted or bool(note)
+    margins(figure, left=0.1, bottom=0.23 if noted else 0.16, wspace=0.32)
     return encode(figure, alt)
 
 
-def _threshold_line(axis, threshold: float | None) -> None:
-    """Draw the threshold when it is within the data's range, else say where it is."""
+def _threshold_line(axis, threshold: float | None) -> str:
+    """Draw the threshold when it is within the data's range; else return where it is."""
     if threshold is None:
-        return
+        return ""
     low, high = axis.get_ylim()
     if low <= threshold <= high:
         axis.axhline(threshold, color="grey", linestyle=":", linewidth=1.2)
@@ -107,15 +111,8 @@ def _threshold_line(axis, threshold: float | None) -> None:
             va="bottom",
             color="dimgrey",
         )
-        return
-    where = "above" if threshold > high else "below"
-    axis.annotate(
-        f"threshold {threshold:g} is {where} this range",
-        (0.01, 0.98 if where == "above" else 0.02),
-        xycoords="axes fraction",
-        va="top" if where == "above" else "bottom",
-        color="dimgrey",
-    )
+        return ""
+    return f"threshold {threshold:g} is {'above' if threshold > high else 'below'} this range"
 
 
 @styled
