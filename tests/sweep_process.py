@@ -15,6 +15,7 @@ import pandas as pd
 from ray_cluster import client_env
 
 from suite.store import schema
+from suite.store.files import read_parquet
 
 REPO = Path(__file__).resolve().parents[1]
 # cartpole_nk's 4 smoke trials one after another: a sweep that is reliably mid-run for a while.
@@ -61,7 +62,7 @@ def run_dirs(results_root: Path, sweep: str) -> list[Path]:
 
 def read_trials(run_dir: Path) -> pd.DataFrame:
     path = run_dir / schema.TRIALS_FILE
-    return pd.read_parquet(path) if path.exists() else pd.DataFrame(columns=["status"])
+    return read_parquet(path) if path.exists() else pd.DataFrame(columns=["status"])
 
 
 def wait_until(condition: Callable[[], bool], sweep: SweepProcess, timeout: float) -> None:

@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 
 from suite.store import schema
+from suite.store.files import read_parquet
 
 
 class StoreError(ValueError):
@@ -118,7 +119,7 @@ def _read_table(
     file: Path, columns: dict[str, str], older_intervals: dict[str, int]
 ) -> pd.DataFrame:
     try:
-        table = pd.read_parquet(file)
+        table = read_parquet(file)
     except (pa.ArrowException, OSError, ValueError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise StoreError(

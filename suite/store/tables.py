@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from suite.store import schema
-from suite.store.files import count_stalls, write_json, write_parquet
+from suite.store.files import count_stalls, read_parquet, write_json, write_parquet
 from suite.store.summary import summarize_trial
 
 
@@ -120,7 +120,7 @@ class RunTables:
         trials_file = self.run_dir / schema.TRIALS_FILE
         if not trials_file.exists():
             return
-        for _, trial in pd.read_parquet(trials_file).iterrows():
+        for _, trial in read_parquet(trials_file).iterrows():
             trial_id = trial["trial_id"]
             self.axes[trial_id] = {name: trial[name] for name in schema.AXIS_COLUMNS}
             self.thresholds[trial_id] = float(trial["threshold"])
@@ -131,4 +131,4 @@ class RunTables:
 
     def _read_part(self, trial_id: str, name: str) -> list[dict]:
         path = self.trial_dir(trial_id) / name
-        return pd.read_parquet(path).to_dict("records") if path.exists() else []
+        return read_parquet(path).to_dict("records") if path.exists() else []

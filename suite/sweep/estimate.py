@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from suite.store import schema
+from suite.store.files import read_parquet
 
 # Env steps/s of one trial with the config's own env runners, measured on a 2-core CPU machine by
 # ``python -m suite.bench`` (benchmarks/RESULTS.md): cartpole and cartpole_rllib from row 2 (median
@@ -36,7 +37,7 @@ def measured_rates(results_root: Path) -> dict[str, float]:
     for path in Path(results_root).glob(f"*/*/{schema.TRIALS_FILE}"):
         try:
             frames.append(
-                pd.read_parquet(
+                read_parquet(
                     path, columns=["config_name", "num_env_runners", "mean_env_steps_per_s"]
                 )
             )

@@ -13,7 +13,7 @@ from ray import tune
 
 from suite.collect.deadlock_guard import guard_enabled
 from suite.store import schema
-from suite.store.files import write_json
+from suite.store.files import read_parquet, write_json
 from suite.store.tables import RunTables
 from suite.sweep import metadata
 from suite.sweep.cluster import connect, local_cluster
@@ -267,7 +267,7 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     import pandas as pd
 
     path = run_dir / schema.TRIALS_FILE
-    trials = pd.read_parquet(path) if path.exists() else pd.DataFrame({"status": []})
+    trials = read_parquet(path) if path.exists() else pd.DataFrame({"status": []})
     # A race decides its trials as it goes: none of them is planned ahead.
     planned = 0 if run_meta.get("race") else len(run_meta.get("trial_requests", {}))
     counts = trial_counts(trials["status"], planned=planned)
