@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -134,9 +135,16 @@ def _process_table() -> dict[int, tuple[int, str]]:
     return table
 
 
+def _ray_cli() -> str:
+    """The ``ray`` of this interpreter's environment, so ``.venv/bin/python -m pytest`` works
+    without the venv on PATH (and never starts another install's Ray)."""
+    beside = Path(sys.executable).parent / "ray"
+    return str(beside) if beside.exists() else "ray"
+
+
 def _ray_start(*args: str) -> None:
     command = [
-        "ray",
+        _ray_cli(),
         "start",
         f"--node-ip-address={HOST}",
         "--disable-usage-stats",
@@ -182,8 +190,6 @@ ray.shutdown()
 
 
 def alive_nodes(address: str) -> list[dict]:
-    import sys
-
     out = subprocess.run(
         [sys.executable, "-c", NODES_SCRIPT, address],
         capture_output=True,
