@@ -43,6 +43,21 @@ SWEEP = Sweep(
             "cells left; at most 50 min on 2 cores (all 30 trials if nothing is eliminated)",
             race=Race((Rung(500_000, 3), Rung(500_000, 5))),
         ),
+        # What a laptop can decide: K at the config's own N. N does not separate at this scale:
+        # all four runs of row 9 pooled (20 seeds per cell) tie N=4 and N=16 at K=10, so a race
+        # over N x K ends inconclusive however long it runs here. Replayed from those runs'
+        # measured trials (100 draws each; benchmarks/RESULTS.md row 9), this schedule gives a
+        # verdict --promote accepts in 89 of 100 (decisive 32, leaning 57), every one K=10; the
+        # 6-cell grid at the same seeds in 24 of 100. At most 24 trials, about 38 min here.
+        "laptop_k": Budget(
+            env_steps=500_000,
+            seeds=8,
+            configs=("pendulum",),
+            axis_values={"n": (16,), "k": (1, 10, 32)},
+            description="Pendulum race over K at the config's N=16: 3 cells x 3 seeds x 500k "
+            "steps, then 5 and 8 seeds for the cells left; at most 40 min on 2 cores",
+            race=Race((Rung(500_000, 3), Rung(500_000, 5), Rung(500_000, 8))),
+        ),
         "full": Budget(
             env_steps=10_000_000,
             seeds=5,
