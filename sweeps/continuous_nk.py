@@ -47,8 +47,8 @@ SWEEP = Sweep(
         # all four runs of row 9 pooled (20 seeds per cell) tie N=4 and N=16 at K=10, so a race
         # over N x K ends inconclusive however long it runs here. Replayed from those runs'
         # measured trials (100 draws each; benchmarks/RESULTS.md row 9), this schedule gives a
-        # verdict --promote accepts in 89 of 100 (decisive 32, leaning 57), every one K=10; the
-        # 6-cell grid at the same seeds in 24 of 100. At most 24 trials, about 38 min here.
+        # verdict --promote accepts in 92 of 100 (decisive 34, leaning 58), every one K=10; the
+        # 6-cell grid at the same seeds in 21 of 100. At most 24 trials, about 38 min here.
         "laptop_k": Budget(
             env_steps=500_000,
             seeds=8,

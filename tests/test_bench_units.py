@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
@@ -273,8 +274,17 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
                         "save_s": 0.3},
             "replays": {"replays": 200, "short_of_trials": 0, "pool_trials": {"a": 40, "b": 38},
                         "in_top_set": 0.97, "promotable": 0.3, "picks": {"n=4, k=10": 150},
-                        "env_steps_share": {"median": 0.87, "min": 0.73, "max": 1.0}}}  # fmt: skip
+                        "env_steps_share": {"median": 0.87, "min": 0.73, "max": 1.0}},
+            "k_race": {"budget": "laptop_k", "runs": 4,
+                       "k_only": {"replays": 100, "strengths": {"leaning": 58, "decisive": 34},
+                                  "top_sets": {"N=16, K=10": 34}, "trials_median": 21.0,
+                                  "trials_most": 24},
+                       "whole_grid": {"replays": 100, "strengths": {"inconclusive": 79},
+                                      "top_sets": {"N=4, K=10 | N=16, K=10": 28},
+                                      "trials_median": 42.0, "trials_most": 48}}}  # fmt: skip
     text = "\n".join(render_racing(data))
+    assert "from all 4 runs' trials: leaning 58, decisive 34 of 100; trials median 21" in text
+    assert "whole grid: inconclusive 79 of 100; trials median 42, most 48" in text
     assert "14.8 s per trial, 17% of the run" in text
     assert "| NO |" in text and "best case is 73%" in text
     assert "| 100,000 | n=4, k=1 | 6 of 6 |" in text
@@ -283,6 +293,23 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
     assert "top set 97%" in text and "median 87% (73% to 100%)" in text
     assert "11 saves take about 3.3 s" in text and "the gap and 3.5 s of the build" in text
     assert "build: 9% of the reference's wall time" in text  # 17% x (4.1 + 3.5) / 14.8
+
+
+def test_a_restricted_pool_races_only_its_cells():
+    """The K-only race's replay: only the kept cells start trials, every replay is counted."""
+    from pathlib import Path
+
+    from suite.bench import race_replay
+    from suite.sweep.race.schedule import Race, Rung
+
+    run = Path(__file__).resolve().parents[1] / "results" / "example-continuous_nk-laptop-race"
+    pool = race_replay.Pool([run], ("n", "k")).restricted_to(lambda spec: spec.axes["n"] == 16)
+    assert sorted(pool.specs) == [f"Pendulum-v1 n=16, k={k}" for k in (1, 10, 32)]
+    state = race_replay.replay(Race((Rung(500_000, 3),)), pool, np.random.default_rng(1))
+    assert {trial.cell for trial in state.trials.values()} == set(pool.specs)
+    odds = race_replay.verdict_odds(Race((Rung(500_000, 3),)), pool, count=5)
+    assert sum(odds["strengths"].values()) == 5
+    assert odds["trials_most"] == 9  # 3 cells x 3 seeds, one rung
 
 
 def test_a_race_replayed_from_its_own_trials_decides_as_it_did():

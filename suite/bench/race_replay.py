@@ -13,6 +13,7 @@ the reference's, so the reference's top set is judged on other seeds.
 from __future__ import annotations
 
 import collections
+import copy
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +49,14 @@ class Pool:
             trial_id: group[["env_steps", "wall_time_s", "episode_return_mean"]].to_numpy(float)
             for trial_id, group in self.iterations.sort_values("iteration").groupby("trial_id")
         }
+
+    def restricted_to(self, keep) -> Pool:
+        """The same measured trials with only the cells whose spec passes ``keep`` racing: a
+        smaller grid replayed from the same runs."""
+        pool = copy.copy(self)
+        pool.specs = {cell: spec for cell, spec in self.specs.items() if keep(spec)}
+        pool.by_cell = {cell: self.by_cell[cell] for cell in pool.specs}
+        return pool
 
 
 def replay(race: Race, pool: Pool, rng: np.random.Generator | None) -> RaceState | None:
@@ -108,6 +117,31 @@ def replay_many(race: Race, pool: Pool, name_of, reference_env_steps: float,
         "promotable": promotable / max(1, done),
         "picks": dict(picks.most_common()),
         "env_steps_share": _spread(shares),
+    }
+
+
+def verdict_odds(race: Race, pool: Pool, count: int = 100, seed: int = 0) -> dict:
+    """How often a race schedule over the pool's cells ends decisive, leaning or inconclusive,
+    and how many trials it starts (most: the 60-minute question)."""
+    rng = np.random.default_rng(seed)
+    strengths, tops, trials = collections.Counter(), collections.Counter(), []
+    for _ in range(count):
+        state = replay(race, pool, rng)
+        if state is None:
+            strengths["short of trials"] += 1
+            continue
+        verdict, _ = verdict_of(state, pool)
+        strengths[verdict.strength] += 1
+        tops[" | ".join(verdict.top_set)] += 1
+        trials.append(len(state.trials))
+    return {
+        "replays": count,
+        "cells": sorted(pool.specs),
+        "pool_trials": sum(len(pool.by_cell[cell]) for cell in pool.specs),
+        "strengths": dict(strengths.most_common()),
+        "top_sets": dict(tops.most_common(3)),
+        "trials_median": float(np.median(trials)) if trials else None,
+        "trials_most": max(trials, default=None),
     }
 
 

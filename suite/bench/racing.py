@@ -28,6 +28,7 @@ from suite.sweep.race.schedule import Race
 from suite.sweep.runner import CHECKPOINT_EVERY_ITERATIONS
 
 SWEEP, BUDGET = "continuous_nk", "laptop"
+K_BUDGET = "laptop_k"  # the race over K alone, at the config's N
 RACE_FIRST_SEEDS = (100, 200, 300)
 TARGET_SHARE = 1 / 3
 # Where the reference is read again below its budget: would a shorter first rung rank the same?
@@ -65,6 +66,7 @@ def measure(quick: bool, root: Path = RUNS_ROOT, only_stored: bool = False) -> d
         "earlier": earlier_rankings(completed_run(root / "reference"), reference["pick"]),
         "rebuild": rebuild.measure(),
         "replays": replays(root, reference),
+        "k_race": k_race_replays(root),
     }
 
 
@@ -84,6 +86,29 @@ def replays(root: Path, reference: dict) -> dict | None:
         reference["env_steps"],
         reference["top_set"],
     )
+
+
+def k_race_replays(root: Path) -> dict | None:
+    """The K-only race (``laptop_k``) replayed from all four runs' trials, beside its schedule
+    over the whole grid: which of the two can a laptop decide?"""
+    from suite.sweep.catalog import load_sweep
+
+    names = ["reference", *(f"race-{seed}" for seed in RACE_FIRST_SEEDS)]
+    runs = [run for name in names if (run := completed_run(root / name))]
+    if not runs:
+        return None
+    sweep = load_sweep(SWEEP)
+    k_budget = sweep.budgets[K_BUDGET]
+    pool = race_replay.Pool(runs, tuple(sweep.axes))
+    in_budget = lambda spec: all(  # noqa: E731
+        spec.axes[axis] in values for axis, values in k_budget.axis_values.items()
+    )
+    return {
+        "budget": K_BUDGET,
+        "runs": len(runs),
+        "k_only": race_replay.verdict_odds(k_budget.race, pool.restricted_to(in_budget)),
+        "whole_grid": race_replay.verdict_odds(k_budget.race, pool),
+    }
 
 
 def _laptop_race() -> Race:

@@ -364,6 +364,7 @@ def render_racing(data: dict) -> list[str]:
     partial = f" (only {measured} of 3 races measured so far)" if measured < 3 else ""
     lines += ["", f"Target: {target}: {_verdict(data['met'])}{partial}."]
     lines += _replays(data.get("replays"), len(data["races"]))
+    lines += _k_race(data.get("k_race"))
     lines += _racing_limits(data)
     return lines + _rebuild(data.get("rebuild"), reference.get("hand_over"))
 
@@ -385,6 +386,27 @@ def _replays(found: dict | None, races: int) -> list[str]:
         f"decisive) {found['promotable']:.0%}, env-step share median {share['median']:.0%} "
         f"({share['min']:.0%} to {share['max']:.0%}). Picks: {picks}."
         + (f" {short} replays ran out of measured trials and are left out." if short else ""),
+    ]
+
+
+def _k_race(found: dict | None) -> list[str]:
+    """The K-only race replayed beside the same schedule over the whole grid."""
+    if not found:
+        return []
+
+    def odds(entry: dict) -> str:
+        strengths = ", ".join(f"{name} {count}" for name, count in entry["strengths"].items())
+        tops = "; ".join(f"{top} ({count})" for top, count in entry["top_sets"].items())
+        return (
+            f"{strengths} of {entry['replays']}; trials median {entry['trials_median']:g}, "
+            f"most {entry['trials_most']}; commonest top sets: {tops}"
+        )
+
+    return [
+        "",
+        f"`--budget {found['budget']}` (K alone at N=16; 3, then 5, then 8 seeds) replayed the "
+        f"same way from all {found['runs']} runs' trials: {odds(found['k_only'])}. The same "
+        f"schedule over the whole grid: {odds(found['whole_grid'])}.",
     ]
 
 
