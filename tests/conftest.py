@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
+
+
+def pytest_configure(config):
+    """A terminated test run (``kill``, a CI timeout) stops like Ctrl-C: the session fixtures'
+    teardown runs, so no loopback Ray cluster or sweep is left taking the machine's CPUs."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 @pytest.fixture(scope="session")
