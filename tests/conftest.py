@@ -17,6 +17,12 @@ def pytest_configure(config):
     signal.signal(signal.SIGTERM, interrupt)
 
 
+def pytest_unconfigure(config):
+    from sweep_process import kill_started_sweeps
+
+    kill_started_sweeps()
+
+
 @pytest.fixture(scope="session")
 def ray_session():
     """A 2-CPU local Ray for the whole session; started on first use, shut down at the end."""

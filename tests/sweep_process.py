@@ -42,6 +42,15 @@ class SweepProcess:
             self.process.wait(timeout=30)
 
 
+_STARTED: list[SweepProcess] = []
+
+
+def kill_started_sweeps() -> None:
+    """Sweeps a test started and left running (it failed, or the run was interrupted)."""
+    for sweep in _STARTED:
+        sweep.kill()
+
+
 def start_sweep(log: Path, *args: str, wandb: str = "off") -> SweepProcess:
     handle = log.open("w")
     process = subprocess.Popen(
@@ -53,7 +62,8 @@ def start_sweep(log: Path, *args: str, wandb: str = "off") -> SweepProcess:
         env={**client_env(), "PYTHONUNBUFFERED": "1"},
     )
     handle.close()
-    return SweepProcess(process, log)
+    _STARTED.append(SweepProcess(process, log))
+    return _STARTED[-1]
 
 
 def run_dirs(results_root: Path, sweep: str) -> list[Path]:
