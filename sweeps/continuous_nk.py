@@ -48,14 +48,14 @@ SWEEP = Sweep(
         # over N x K ends inconclusive however long it runs here. Replayed from those runs'
         # measured trials (100 draws each; benchmarks/RESULTS.md row 9), this schedule gives a
         # verdict --promote accepts in 92 of 100 (decisive 34, leaning 58), every one K=10; the
-        # 6-cell grid at the same seeds in 21 of 100. At most 24 trials, about 38 min here.
+        # 6-cell grid at the same seeds in 21 of 100. At most 24 trials: 41 min here, seeds 400-407.
         "laptop_k": Budget(
             env_steps=500_000,
             seeds=8,
             configs=("pendulum",),
             axis_values={"n": (16,), "k": (1, 10, 32)},
             description="Pendulum race over K at the config's N=16: 3 cells x 3 seeds x 500k "
-            "steps, then 5 and 8 seeds for the cells left; at most 40 min on 2 cores",
+            "steps, then 5 and 8 seeds for the cells left; at most 45 min on 2 cores (41 measured)",
             race=Race((Rung(500_000, 3), Rung(500_000, 5), Rung(500_000, 8))),
         ),
         "full": Budget(
