@@ -143,15 +143,15 @@ def get_config(name: str) -> TunedConfig:
 def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
     base = get_config(promoted.base)
     evidence = promoted.evidence
-    return TunedConfig(
-        promoted.name,
-        promoted.env,
-        base.family,
-        functools.partial(_build_promoted, promoted.base, dict(promoted.settings)),
-        base.threshold,
-        promoted.expected,
+    source = (
         f"promoted from run {evidence.get('run_id')} of {evidence.get('sweep')} "
-        f"({evidence.get('verdict')}); {promoted.base} + {promoted.settings}",
+        f"({evidence.get('verdict')}); {promoted.base} + {promoted.settings}"
+    )
+    build = functools.partial(_build_promoted, promoted.base, dict(promoted.settings))
+    # Like every tuned config's builder, it says what it is for and what to expect.
+    build.__doc__ = f"{promoted.env}: {source}.\n\nExpect {promoted.expected}."
+    return TunedConfig(
+        promoted.name, promoted.env, base.family, build, base.threshold, promoted.expected, source
     )
 
 
