@@ -275,7 +275,7 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
             "replays": {"replays": 200, "short_of_trials": 0, "pool_trials": {"a": 40, "b": 38},
                         "in_top_set": 0.97, "promotable": 0.3, "picks": {"n=4, k=10": 150},
                         "env_steps_share": {"median": 0.87, "min": 0.73, "max": 1.0}},
-            "k_race": {"budget": "laptop_k", "runs": 4,
+            "k_race": {"budget": "laptop_k", "description": "K alone", "runs": 4,
                        "k_only": {"replays": 100, "strengths": {"leaning": 58, "decisive": 34},
                                   "top_sets": {"N=16, K=10": 34}, "trials_median": 21.0,
                                   "trials_most": 24},
@@ -303,7 +303,9 @@ def test_a_restricted_pool_races_only_its_cells():
     from suite.sweep.race.schedule import Race, Rung
 
     run = Path(__file__).resolve().parents[1] / "results" / "example-continuous_nk-laptop-race"
-    pool = race_replay.Pool([run], ("n", "k")).restricted_to(lambda spec: spec.axes["n"] == 16)
+    pool = race_replay.Pool([run], ("n", "k")).restricted_to(
+        {f"Pendulum-v1 n=16, k={k}" for k in (1, 10, 32)}
+    )
     assert sorted(pool.specs) == [f"Pendulum-v1 n=16, k={k}" for k in (1, 10, 32)]
     state = race_replay.replay(Race((Rung(500_000, 3),)), pool, np.random.default_rng(1))
     assert {trial.cell for trial in state.trials.values()} == set(pool.specs)

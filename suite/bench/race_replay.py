@@ -50,11 +50,11 @@ class Pool:
             for trial_id, group in self.iterations.sort_values("iteration").groupby("trial_id")
         }
 
-    def restricted_to(self, keep) -> Pool:
-        """The same measured trials with only the cells whose spec passes ``keep`` racing: a
-        smaller grid replayed from the same runs."""
+    def restricted_to(self, cells: set[str]) -> Pool:
+        """The same measured trials with only ``cells`` (race cell labels) racing: a smaller
+        grid replayed from the same runs."""
         pool = copy.copy(self)
-        pool.specs = {cell: spec for cell, spec in self.specs.items() if keep(spec)}
+        pool.specs = {cell: spec for cell, spec in self.specs.items() if cell in cells}
         pool.by_cell = {cell: self.by_cell[cell] for cell in pool.specs}
         return pool
 

@@ -25,6 +25,7 @@ from suite.report.verdict_section import AXES, env_verdict_cells
 from suite.store import schema
 from suite.store.reader import load_run
 from suite.sweep.race.schedule import Race
+from suite.sweep.race.state import cell_label
 from suite.sweep.runner import CHECKPOINT_EVERY_ITERATIONS
 
 SWEEP, BUDGET = "continuous_nk", "laptop"
@@ -100,13 +101,12 @@ def k_race_replays(root: Path) -> dict | None:
     sweep = load_sweep(SWEEP)
     k_budget = sweep.budgets[K_BUDGET]
     pool = race_replay.Pool(runs, tuple(sweep.axes))
-    in_budget = lambda spec: all(  # noqa: E731
-        spec.axes[axis] in values for axis, values in k_budget.axis_values.items()
-    )
+    k_cells = {cell_label(spec) for spec in sweep.trials(K_BUDGET)}
     return {
         "budget": K_BUDGET,
+        "description": k_budget.description,
         "runs": len(runs),
-        "k_only": race_replay.verdict_odds(k_budget.race, pool.restricted_to(in_budget)),
+        "k_only": race_replay.verdict_odds(k_budget.race, pool.restricted_to(k_cells)),
         "whole_grid": race_replay.verdict_odds(k_budget.race, pool),
     }
 

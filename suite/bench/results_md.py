@@ -404,7 +404,7 @@ def _k_race(found: dict | None) -> list[str]:
 
     return [
         "",
-        f"`--budget {found['budget']}` (K alone at N=16; 3, then 5, then 8 seeds) replayed the "
+        f"`--budget {found['budget']}` ({found['description']}) replayed the "
         f"same way from all {found['runs']} runs' trials: {odds(found['k_only'])}. The same "
         f"schedule over the whole grid: {odds(found['whole_grid'])}.",
     ]
