@@ -21,6 +21,7 @@ CHECKED_RAY_VERSION = "2.60.0"
 _BUFFER = "ray.rllib.algorithms.appo.utils:CircularBuffer"
 _LEARNER = "ray.rllib.algorithms.impala.impala_learner:IMPALALearner"
 _WANDB = "ray.air.integrations.wandb:WandbLoggerCallback"
+_CONFIG = "ray.rllib.algorithms.algorithm_config:AlgorithmConfig"
 
 # (where it lives, the private name) -> the accessor here that uses it. "Where" is an importable
 # "module:Class" (the name is an attribute the class's code sets or defines) or a module.
@@ -46,6 +47,8 @@ PRIVATE_NAMES: dict[tuple[str, str], str] = {
     (_WANDB, "_start_logging_actor"): "start_wandb_run",
     (_WANDB, "_trial_logging_actors"): "wandb_run_started",
     (_WANDB, "_trial_queues"): "wandb_run_queued",
+    (_CONFIG, "_model_config"): "model_config_of",
+    (_CONFIG, "_env_to_module_connector"): "env_to_module_connector_of",
 }
 
 
@@ -120,6 +123,18 @@ def gpu_loader_busy(learner: Any) -> bool:
 
 
 # --- RLlib's placement-group bundles --------------------------------------------------------
+# --- AlgorithmConfig: what a builder call set, before RLlib merges its defaults in -----------
+def model_config_of(config: Any) -> Any:
+    """The model config as set (a ``DefaultModelConfig`` or a dict); the public
+    ``model_config`` adds RLlib's auto-included keys."""
+    return config._model_config
+
+
+def env_to_module_connector_of(config: Any) -> Any:
+    """The env-to-module connector function as set (None: RLlib's default pipeline only)."""
+    return config._env_to_module_connector
+
+
 def rllib_bundles(config: Any) -> tuple[dict, list[dict], list[dict]]:
     """(main process, env runners, learners): the bundles RLlib asks Tune for."""
     from ray.rllib.algorithms.utils import (

@@ -10,6 +10,7 @@ from typing import Any
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs.axes import AXES, SEED
+from suite.configs.suite_settings import SuiteSettingError, apply_suite_settings, is_suite_setting
 from suite.ray_internals import rllib_bundles
 
 
@@ -27,8 +28,11 @@ def apply_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APPOConfi
     refused, the result is not validated (``validate``)."""
     settings = {AXIS_KEYS.get(key, key): value for key, value in settings.items()}
     check_known_keys(config, settings)
-    config.update_from_dict(settings)
-    return config
+    config.update_from_dict({k: v for k, v in settings.items() if not is_suite_setting(k)})
+    try:
+        return apply_suite_settings(config, settings)
+    except SuiteSettingError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _settable_properties(config: APPOConfig) -> set[str]:
@@ -45,10 +49,13 @@ def _settable_properties(config: APPOConfig) -> set[str]:
 def check_known_keys(config: APPOConfig, settings: Mapping[str, Any]) -> None:
     known = set(config.to_dict())
     for key in settings:
+        if is_suite_setting(key):
+            continue  # checked when applied (suite.configs.suite_settings)
         if key.startswith("_") or key not in known | _settable_properties(config):
             raise ConfigError(
                 f"unknown config key {key!r}: use an APPOConfig setting such as 'lr' or "
-                f"'train_batch_size_per_learner', or an axis alias ({', '.join(AXIS_KEYS)})"
+                f"'train_batch_size_per_learner', an axis alias ({', '.join(AXIS_KEYS)}), "
+                "model.<field> or observation_filter"
             )
 
 

@@ -1,0 +1,83 @@
+"""Settings the suite adds to APPOConfig's own, so a sweep, ``--set`` or a search can reach them:
+
+- ``model.<field>``: a field of RLlib's ``DefaultModelConfig`` (``model.fcnet_hiddens``,
+  ``model.fcnet_activation``, ``model.free_log_std``, ``model.vf_share_layers``, ...);
+- ``observation_filter``: ``"mean_std"`` normalises observations with RLlib's ``MeanStdFilter``
+  env-to-module connector (running mean and std, synced across env runners), ``"none"`` does not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from ray.rllib.algorithms.appo import APPOConfig
+from ray.rllib.connectors.env_to_module.mean_std_filter import MeanStdFilter
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+from suite.ray_internals import env_to_module_connector_of, model_config_of
+
+MODEL_PREFIX = "model."
+OBSERVATION_FILTER = "observation_filter"
+OBSERVATION_FILTERS = ("none", "mean_std")
+MODEL_FIELDS = frozenset(field.name for field in dataclasses.fields(DefaultModelConfig))
+
+
+class SuiteSettingError(ValueError):
+    """A suite setting with an unknown name or value."""
+
+
+def mean_std_filter(env=None, spaces=None, device=None) -> MeanStdFilter:
+    return MeanStdFilter()
+
+
+def is_suite_setting(key: str) -> bool:
+    return key == OBSERVATION_FILTER or key.startswith(MODEL_PREFIX)
+
+
+def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APPOConfig:
+    """``config`` with the suite settings among ``settings`` applied (the others are ignored)."""
+    model = {
+        key.removeprefix(MODEL_PREFIX): value
+        for key, value in settings.items()
+        if key.startswith(MODEL_PREFIX)
+    }
+    if model:
+        config = _with_model(config, model)
+    if OBSERVATION_FILTER in settings:
+        config = _with_observation_filter(config, settings[OBSERVATION_FILTER])
+    return config
+
+
+def _with_model(config: APPOConfig, changes: dict[str, Any]) -> APPOConfig:
+    unknown = sorted(set(changes) - MODEL_FIELDS)
+    if unknown:
+        raise SuiteSettingError(
+            f"unknown model setting {MODEL_PREFIX}{unknown[0]}: DefaultModelConfig has "
+            "fields such as fcnet_hiddens, fcnet_activation, free_log_std, vf_share_layers"
+        )
+    current = model_config_of(config)
+    if isinstance(current, DefaultModelConfig):
+        model = dataclasses.replace(current, **changes)
+    else:  # RLlib also takes a plain dict here
+        model = DefaultModelConfig(**(dict(current or {}) | changes))
+    return config.rl_module(model_config=model)
+
+
+def _with_observation_filter(config: APPOConfig, name: Any) -> APPOConfig:
+    if name not in OBSERVATION_FILTERS:
+        raise SuiteSettingError(
+            f"{OBSERVATION_FILTER} must be one of {', '.join(OBSERVATION_FILTERS)}, got {name!r}"
+        )
+    current = env_to_module_connector_of(config)
+    if name == "none":
+        if current is mean_std_filter:
+            return config.env_runners(env_to_module_connector=None)
+        return config
+    if current not in (None, mean_std_filter):
+        raise SuiteSettingError(
+            f"{OBSERVATION_FILTER}=mean_std: this config already has its own env-to-module "
+            f"connector ({getattr(current, '__name__', current)}), which the filter would replace"
+        )
+    return config.env_runners(env_to_module_connector=mean_std_filter)
