@@ -116,17 +116,44 @@ def eliminate(
 
 def pair_p_values(scores: Mapping[str, np.ndarray], min_seeds: int) -> dict[tuple, float]:
     """(better, worse) -> one-sided Welch p-value of "better scores higher" (NaN: not tested)."""
-    p_values = {}
-    for better, worse in itertools.permutations(sorted(scores), 2):
-        a, b = scores[better], scores[worse]
-        if min(a.size, b.size) < min_seeds:
-            p_values[(better, worse)] = math.nan
-        elif np.ptp(a) == 0 and np.ptp(b) == 0:  # no spread at all: t is undefined
-            p_values[(better, worse)] = 0.0 if a[0] > b[0] else math.nan
-        else:
-            test = stats.ttest_ind(a, b, equal_var=False, alternative="greater")
-            p_values[(better, worse)] = float(test.pvalue)
-    return p_values
+    return {
+        (better, worse): welch_greater(scores[better], scores[worse], min_seeds)
+        for better, worse in itertools.permutations(sorted(scores), 2)
+    }
+
+
+def welch_greater(a: np.ndarray, b: np.ndarray, min_seeds: int = MIN_SEEDS) -> float:
+    """One-sided Welch p-value of "``a`` scores higher than ``b``" (NaN: too few to test)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if min(a.size, b.size) < min_seeds:
+        return math.nan
+    if np.ptp(a) == 0 and np.ptp(b) == 0:  # no spread at all: t is undefined
+        return 0.0 if a[0] > b[0] else math.nan
+    return float(stats.ttest_ind(a, b, equal_var=False, alternative="greater").pvalue)
+
+
+@dataclass(frozen=True)
+class StopTest:
+    """A search's early stop: is a suggestion confidently worse than the incumbent so far?
+
+    One one-sided Welch test at ``alpha``, per suggestion, on the returns at the milestone: a
+    suggestion truly as good as the incumbent there is stopped with probability at most
+    ``alpha``. No correction across suggestions: a wrong stop costs that suggestion only, and
+    the search's verdict comes from held-out seeds, never from these tests.
+    """
+
+    p_value: float  # NaN: too few seeds on either side
+    alpha: float
+
+    @property
+    def stop(self) -> bool:
+        return not math.isnan(self.p_value) and self.p_value < self.alpha
+
+
+def stop_test(
+    candidate: np.ndarray, incumbent: np.ndarray, alpha: float = ALPHA, min_seeds: int = MIN_SEEDS
+) -> StopTest:
+    return StopTest(welch_greater(incumbent, candidate, min_seeds), alpha)
 
 
 def _tested(p_values: Mapping) -> list:

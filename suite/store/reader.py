@@ -29,6 +29,7 @@ class RunData:
     sweep: str = field(default="")
     run_id: str = field(default="")
     race: dict | None = None  # race.json of a raced run
+    search: dict | None = None  # search.json of a search run
 
 
 _TABLES = {
@@ -56,18 +57,20 @@ def load_run(results_dir: str | Path) -> RunData:
         trials=trials,
         sweep=str(metadata.get("sweep") or path.parent.name),
         run_id=str(metadata.get("run_id") or path.name),
-        race=_read_race(path / schema.RACE_FILE),
+        race=_read_record(path / schema.RACE_FILE, "race"),
+        search=_read_record(path / schema.SEARCH_FILE, "search"),
     )
 
 
-def _read_race(path: Path) -> dict | None:
+def _read_record(path: Path, what: str) -> dict | None:
+    """A race's or a search's record, if the run has one."""
     if not path.exists():
         return None
     try:
         return json.loads(path.read_text())
     except json.JSONDecodeError as error:
         raise StoreError(
-            f"{path} is not valid JSON ({error.msg}); the race record is damaged"
+            f"{path} is not valid JSON ({error.msg}); the {what} record is damaged"
         ) from None
 
 

@@ -44,8 +44,30 @@ AXIS_COLUMNS: dict[str, str] = {
     "budget": "budget name: smoke, laptop or full",
     "rung": "the race rung the trial ran in, from 0 (race.json says what each rung decided); "
     "-1: not a raced trial",
+    "suggestion": "a search's suggestion the trial ran, from 1; 0: the config itself (the "
+    "incumbent); -1: not a search trial (search.json says what each suggestion was)",
+    "phase": "a search trial's phase: search (scored to pick suggestions) or validation (held-out "
+    "seeds, the only ones a verdict is read from); empty: not a search trial",
 }
 NOT_RACED = -1
+NOT_SEARCHED = -1
+SEARCH_FILE = "search.json"  # a search run only: its space, suggestions, stops and validation
+# trials.parquet also holds one column per searched setting, named with this prefix
+# (hp_lr, hp_model.fcnet_hiddens): the suggestion's value, empty for the incumbent's own.
+SEARCHED_PREFIX = "hp_"
+
+
+def searched_columns(settings) -> dict:
+    """A suggestion's settings as trials-table columns; lists read as ``64x64``."""
+    return {SEARCHED_PREFIX + name: column_value(value) for name, value in settings.items()}
+
+
+def column_value(value):
+    """A setting's value as a table cell and a label show it: ``[64, 64]`` is ``64x64``."""
+    if isinstance(value, list | tuple):
+        return "x".join(str(item) for item in value)
+    return value
+
 
 BUFFER_COLUMNS: dict[str, str] = {
     "buffer_batches_added_lifetime": "train batches put into the learners' in-queues",
@@ -94,7 +116,8 @@ LEARNER_COLUMNS: dict[str, str] = {
 FINISHED = "TERMINATED"  # the status of a trial that ran to its end (Tune's name for it)
 
 SUMMARY_COLUMNS: dict[str, str] = {
-    "status": "TERMINATED, ERROR, STALLED (stopped by the stall watchdog), RUNNING or PENDING",
+    "status": "TERMINATED, ERROR, STALLED (stopped by the stall watchdog), STOPPED (stopped "
+    "early by a search's rule, search.json says why), RUNNING or PENDING",
     "error": "the error message of a failed trial (the stall reason if STALLED), else empty",
     "stalls": "times the stall watchdog stopped the trial (retries included); stacks are in "
     "trials/<id>/stall-<n>.txt",
@@ -122,6 +145,7 @@ TRIAL_COLUMNS: dict[str, str] = {**AXIS_COLUMNS, **SUMMARY_COLUMNS}
 # with NaN (not known then), never a made-up 0.
 LATER_COLUMNS: frozenset[str] = frozenset(
     {"deadlock_guard_releases_lifetime", "deadlock_guard_releases", "stalls", "rung"}
+    | {"suggestion", "phase"}
 )
 
 # W&B and any other live sink use one fixed ``group/name`` scheme for the same numbers.

@@ -98,11 +98,19 @@ class RunTables:
         summary = summarize_trial(curve, self.thresholds.get(trial_id, math.nan))
         row = {**self.axes[trial_id], **summary, "status": status, "error": error}
         row["stalls"] = self.stalls.get(trial_id, 0)
-        return {column: row.get(column, math.nan) for column in schema.TRIAL_COLUMNS}
+        return {column: row.get(column, math.nan) for column in self._trial_columns()}
+
+    def _trial_columns(self) -> list[str]:
+        """The schema's columns, then a search's ``hp_*`` columns (sorted: any row order gives
+        the same table)."""
+        searched = {name for axes in self.axes.values() for name in axes}
+        searched = sorted(name for name in searched if name.startswith(schema.SEARCHED_PREFIX))
+        return [*schema.TRIAL_COLUMNS, *searched]
 
     def write_trials(self) -> None:
         rows = [self.summary_row(trial_id) for trial_id in self.axes]
-        write_parquet(self.run_dir / schema.TRIALS_FILE, _frame(rows, schema.TRIAL_COLUMNS))
+        table = pd.DataFrame(rows, columns=self._trial_columns())
+        write_parquet(self.run_dir / schema.TRIALS_FILE, table)
 
     def consolidate(self) -> None:
         """Rewrite the run-level tables from every trial's rows."""
@@ -122,7 +130,13 @@ class RunTables:
             return
         for _, trial in read_parquet(trials_file).iterrows():
             trial_id = trial["trial_id"]
-            self.axes[trial_id] = {name: trial[name] for name in schema.AXIS_COLUMNS}
+            searched = [
+                name
+                for name in trial.index
+                if name.startswith(schema.SEARCHED_PREFIX) and not _missing(trial[name])
+            ]
+            columns = [*schema.AXIS_COLUMNS, *searched]
+            self.axes[trial_id] = {name: trial.get(name, math.nan) for name in columns}
             self.thresholds[trial_id] = float(trial["threshold"])
             self.status[trial_id] = (trial["status"], trial["error"] or "")
             self.iterations[trial_id] = self._read_part(trial_id, schema.PART_ITERATIONS)
@@ -132,3 +146,7 @@ class RunTables:
     def _read_part(self, trial_id: str, name: str) -> list[dict]:
         path = self.trial_dir(trial_id) / name
         return read_parquet(path).to_dict("records") if path.exists() else []
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))

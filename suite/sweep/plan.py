@@ -32,6 +32,9 @@ from suite.sweep.resources import (
     missing_resources,
     resource_request,
 )
+from suite.sweep.search.checks import check_not_fixed, check_space
+from suite.sweep.search.schedule import Search, check_seeds, most_trials
+from suite.sweep.search.space import SpaceError
 from suite.sweep.spec import Budget, Sweep, SweepError, TrialSpec
 
 
@@ -69,6 +72,7 @@ class Plan:
     order_seed: int  # trials run in the order shuffled(grid, order_seed); run.json records it
     race: Race | None = None  # racing: ``trials`` is the first rung, the race adds the rest
     race_cells: dict[str, TrialSpec] | None = None  # label -> the cell's spec, unsized
+    search: Search | None = None  # searching: ``trials`` are the config's own, one per seed
 
     @property
     def concurrency(self) -> int:
@@ -80,6 +84,9 @@ class Plan:
         """The estimated wall time; of a race, its worst case (nothing eliminated)."""
         if self.race:
             return self._race_seconds()
+        if self.search:
+            most = most_trials(self.search, len(self.trials))
+            return sweep_seconds([self.trials[0].estimate.seconds] * most, self.concurrency)
         return sweep_seconds([t.estimate.seconds for t in self.trials], self.concurrency)
 
     def drop_warnings(self) -> list[str]:
@@ -103,6 +110,8 @@ class Plan:
     def estimate_line(self) -> str:
         if self.race:
             return self._race_line()
+        if self.search:
+            return self._search_line()
         seconds = self.total_seconds
         line = (
             f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
@@ -123,6 +132,17 @@ class Plan:
             f"{race.alpha} (Holm); at most {race.most_env_steps(cells):,} env steps, about "
             f"{duration(self.total_seconds)} if nothing were eliminated, on "
             f"{self.cluster.describe()}"
+        )
+
+    def _search_line(self) -> str:
+        search, seeds = self.search, len(self.trials)
+        most = most_trials(search, seeds)
+        return (
+            f"search of {search.suggestions} suggestions x {seeds} seeds, then the top "
+            f"{search.validate_top} and the config itself on {search.validate_seeds} held-out "
+            f"seeds, {self.env_steps:,} env steps per trial: at most {most} trials, "
+            f"{most * self.env_steps:,} env steps, about {duration(self.total_seconds)} if no "
+            f"suggestion were stopped, {self.concurrency} at once on {self.cluster.describe()}"
         )
 
     def _race_seconds(self) -> float:
@@ -175,6 +195,8 @@ def plan_sweep(
     if env_steps:
         chosen = dataclasses.replace(chosen, env_steps=env_steps)
     env_steps = chosen.env_steps
+    if chosen.search:
+        _check_search(sweep, chosen, seeds or chosen.seeds, overrides or {})
     earlier = measured_rates(results_root)
     order_seed = new_order_seed() if order_seed is None else order_seed
     planned = []
@@ -198,7 +220,19 @@ def plan_sweep(
         order_seed,
         chosen.race,
         race_cells,
+        chosen.search,
     )
+
+
+def _check_search(sweep: Sweep, budget: Budget, seeds: int, overrides: dict) -> None:
+    """Seeds per suggestion, the user's --set against the space, and the space against RLlib."""
+    try:
+        check_seeds(seeds)
+        check_not_fixed(budget.search.space, {}, overrides, settings_source="--set")
+        config_name = (budget.configs or sweep.configs)[0]
+        check_space(config_name, budget.search.space, {}, dict(sweep.settings) | overrides)
+    except SpaceError as error:
+        raise SweepError(f"sweep {sweep.name!r}: {error}") from None
 
 
 def _race_cells(grid: list[TrialSpec]) -> dict[str, TrialSpec]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import functools
 import json
 import math
 import os
@@ -19,6 +21,7 @@ from suite.sweep import metadata
 from suite.sweep.cluster import connect, local_cluster
 from suite.sweep.plan import Plan, check_schedulable, plan_sweep
 from suite.sweep.resources import connected_cluster
+from suite.sweep.search.schedule import most_trials
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import ProgressView, SweepProgress
 from suite.sweep.sinks.store import StoreWriter
@@ -108,6 +111,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
         "trial_order_seed": plan.order_seed,
         "first_seed": options.first_seed,
         "race": race_schedule(plan.race) if plan.race else None,
+        "search": search_schedule(plan) if plan.search else None,
         "estimate": plan.estimate_line(),
         "estimated_s": plan.total_seconds,
         "started_at": _now(),
@@ -121,6 +125,19 @@ def race_schedule(race) -> dict:
         "rungs": [{"env_steps": rung.env_steps, "seeds": rung.seeds} for rung in race.rungs],
         "alpha": race.alpha,
         "min_seeds": race.min_seeds,
+    }
+
+
+def search_schedule(plan: Plan) -> dict:
+    search = plan.search
+    return {
+        "space": dict(search.space.describe()),
+        "suggestions": search.suggestions,
+        "seeds": len(plan.trials),
+        "milestone": search.milestone,
+        "alpha": search.alpha,
+        "validate_top": search.validate_top,
+        "validate_seeds": search.validate_seeds,
     }
 
 
@@ -143,7 +160,9 @@ def _stop_criteria(plan: Plan) -> dict:
     return stop | ({"time_total_s": max_trial_s} if max_trial_s else {})
 
 
-def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> list:
+def callbacks(
+    plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions, stopped_early=None
+) -> list:
     from suite.dashboards.settings import resolve_settings
     from suite.sweep.sinks.wandb_logger import make_wandb_callback
 
@@ -157,13 +176,22 @@ def callbacks(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) ->
             upper_bound=True,
             planned_env_steps=race.most_env_steps(cells),
         )
+    if plan.search:  # every suggestion through all its seeds, then the validation
+        most = most_trials(plan.search, len(plan.trials))
+        progress = SweepProgress(
+            plan.sweep.name,
+            most,
+            plan.env_steps,
+            upper_bound=True,
+            planned_env_steps=most * plan.env_steps,
+        )
     wandb = resolve_settings(
         options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
     )
     stalls = StallRecorder(run_dir, run_dir.name)
     return [
         stalls,  # before the writer: it tells the writer which failures were stalls
-        StoreWriter(run_dir, run_meta, stall_reason=stalls.reason),
+        StoreWriter(run_dir, run_meta, stall_reason=stalls.reason, stopped_early=stopped_early),
         ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval_s),
         *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
     ]
@@ -178,8 +206,12 @@ def tune_settings() -> None:
 def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
     tune_settings()
     watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout_s}
+    scheduler = stopped_early = None
     if plan.race:
         search_alg, param_space = race_searcher(plan, run_dir, options, watchdog), {}
+    elif plan.search:
+        search_alg, scheduler = search_searcher(plan, run_dir, options, watchdog)
+        param_space, stopped_early = {}, scheduler.stopped_early
     else:
         params = [
             trial.spec.as_param(run_dir.name) | {"watchdog": watchdog} for trial in plan.trials
@@ -191,7 +223,9 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) 
         param_space=param_space,
         tune_config=tune.TuneConfig(
             search_alg=search_alg,
-            num_samples=-1 if plan.race else 1,  # a race ends when its searcher says FINISHED
+            scheduler=scheduler,
+            # a race or a search ends when its searcher says FINISHED
+            num_samples=-1 if plan.race or plan.search else 1,
             trial_name_creator=_trial_name,
             trial_dirname_creator=_trial_name,
             reuse_actors=False,
@@ -200,16 +234,56 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) 
             name="tune",
             storage_path=str(run_dir.resolve()),
             stop=_stop_criteria(plan),
-            callbacks=callbacks(plan, run_dir, run_meta, options),
+            callbacks=callbacks(plan, run_dir, run_meta, options, stopped_early),
             verbose=0,
             failure_config=tune.FailureConfig(max_failures=options.max_failures),
-            checkpoint_config=tune.CheckpointConfig(
-                checkpoint_frequency=CHECKPOINT_EVERY_ITERATIONS,
-                checkpoint_at_end=True,
-                num_to_keep=1,
-            ),
+            checkpoint_config=checkpoint_config(plan),
         ),
     )
+
+
+def checkpoint_config(plan: Plan) -> tune.CheckpointConfig:
+    """A search's trials are short and many: an interrupted one starts again from scratch on
+    --resume instead of paying for checkpoints (suite/bench measures what they cost)."""
+    if plan.search:
+        return tune.CheckpointConfig(checkpoint_frequency=0, checkpoint_at_end=False)
+    return tune.CheckpointConfig(
+        checkpoint_frequency=CHECKPOINT_EVERY_ITERATIONS, checkpoint_at_end=True, num_to_keep=1
+    )
+
+
+def search_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
+    """The search's Tune searcher (behind a concurrency limit when asked) and its stopper."""
+    from ray.tune.search import ConcurrencyLimiter
+
+    from suite.sweep.search.searcher import SearchSearcher, SearchStopper
+    from suite.sweep.search.state import SearchState
+    from suite.sweep.search.suggester import OptunaSuggester
+
+    search, template = plan.search, plan.trials[0].spec
+    state = SearchState(
+        search,
+        dataclasses.replace(template, axes=dict(template.axes)),
+        seeds=len(plan.trials),
+        env_steps=plan.env_steps,
+        first_seed=options.first_seed,
+        order_seed=plan.order_seed,
+        suggester=OptunaSuggester(search.space, search.sampler_seed, search.startup_suggestions),
+        check=functools.partial(
+            _check_suggestion, template.config_name, template.axes, template.overrides
+        ),
+    )
+    searcher = SearchSearcher(state, run_dir, {"watchdog": watchdog})
+    # Always limited: without a limit Tune keeps one custom searcher's trial pending at a time,
+    # so the seeds of a suggestion would start one after another instead of together.
+    limited = ConcurrencyLimiter(searcher, max_concurrent=plan.concurrency)
+    return limited, SearchStopper(searcher)
+
+
+def _check_suggestion(config_name: str, axes: dict, overrides: dict, settings: dict) -> None:
+    from suite.sweep.search.checks import validated
+
+    validated(config_name, axes, dict(overrides) | settings)
 
 
 def race_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
@@ -268,12 +342,15 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
 
     path = run_dir / schema.TRIALS_FILE
     trials = read_parquet(path) if path.exists() else pd.DataFrame({"status": []})
-    # A race decides its trials as it goes: none of them is planned ahead.
-    planned = 0 if run_meta.get("race") else len(run_meta.get("trial_requests", {}))
+    # A race or a search decides its trials as it goes: none of them is planned ahead.
+    adaptive = run_meta.get("race") or run_meta.get("search")
+    planned = 0 if adaptive else len(run_meta.get("trial_requests", {}))
     counts = trial_counts(trials["status"], planned=planned)
     unfinished = sum(count for status, count in counts.items() if status not in ENDED)
-    if run_meta.get("race") and not _race_finished(run_dir):
+    if run_meta.get("race") and not _finished(run_dir / schema.RACE_FILE):
         unfinished += 1  # stopped between rungs: the race has trials left to start
+    if run_meta.get("search") and not _finished(run_dir / schema.SEARCH_FILE):
+        unfinished += 1  # stopped mid-search: suggestions or validation left to run
     run_meta |= {
         "ended_at": _now(),
         "status": "interrupted" if unfinished else "completed",
@@ -284,11 +361,11 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     return run_meta
 
 
-ENDED = ("TERMINATED", "ERROR", "STALLED")
+ENDED = ("TERMINATED", "ERROR", "STALLED", "STOPPED")
 
 
-def _race_finished(run_dir: Path) -> bool:
-    path = run_dir / schema.RACE_FILE
+def _finished(path: Path) -> bool:
+    """Whether a race's or a search's record says it ran to its end."""
     return path.exists() and bool(json.loads(path.read_text()).get("finished"))
 
 

@@ -20,8 +20,11 @@ from suite.configs.registry import (
     unknown_name_error,
 )
 from suite.configs.resolve import configured, resolve
-from suite.store.schema import NOT_RACED
+from suite.store.schema import NOT_RACED, NOT_SEARCHED, searched_columns
 from suite.sweep.race.schedule import Race
+from suite.sweep.search.checks import check_not_fixed
+from suite.sweep.search.schedule import Search, check_seeds
+from suite.sweep.search.space import SpaceError
 
 AXES = AXIS_NAMES  # the axes a sweep may vary, declared in suite.configs.axes
 TRIAL_KEY = "suite_trial"  # the Tune param_space key holding a TrialSpec.as_param() dict
@@ -46,6 +49,9 @@ class Budget:
     # Race the grid instead of running it whole: rungs of env steps and seeds, with the cells
     # confidently worse than the leader eliminated after each rung (suite/sweep/race/).
     race: Race | None = None
+    # Search config settings instead of running a grid: ``seeds`` seeds per suggestion, then
+    # held-out validation of the best (suite/sweep/search/).
+    search: Search | None = None
 
 
 class TrialConfigError(ValueError):
@@ -66,6 +72,11 @@ class TrialSpec:
     axes: Mapping[str, Any]  # AXES values set by the sweep, plus "seed"
     overrides: Mapping[str, Any] = field(default_factory=dict)
     rung: int | None = None  # the race rung that started the trial; None outside a race
+    # A search's trials: the suggestion's settings (applied last), its id and the phase
+    # ("search" or "validation"); suggestion 0 is the config itself. None outside a search.
+    searched: Mapping[str, Any] = field(default_factory=dict)
+    suggestion: int | None = None
+    phase: str | None = None
 
     def as_param(self, run_id: str) -> dict[str, Any]:
         """The spec as plain data for Tune's param_space, with the run it belongs to."""
@@ -78,7 +89,7 @@ class TrialSpec:
         return cls(**{item.name: param[item.name] for item in fields(cls) if item.name in param})
 
     def resolved(self) -> APPOConfig:
-        return resolve(self.config_name, self.axes, self.overrides)
+        return resolve(self.config_name, self.axes, dict(self.overrides) | dict(self.searched))
 
     def axis_row(self, trial_id: str, config: APPOConfig | None = None) -> dict[str, Any]:
         """The trial's ``AXIS_COLUMNS`` values, read off its resolved config (so unswept axes
@@ -92,6 +103,9 @@ class TrialSpec:
             "seed": int(self.axes.get("seed", 0)),
             "budget": self.budget,
             "rung": NOT_RACED if self.rung is None else int(self.rung),
+            "suggestion": NOT_SEARCHED if self.suggestion is None else int(self.suggestion),
+            "phase": self.phase or "",
+            **searched_columns(self.searched),
         }
 
     def label(self, config: APPOConfig | None = None) -> str:
@@ -161,6 +175,20 @@ class Sweep:
                 )
         if budget.configs and set(budget.configs) - set(self.configs):
             raise SweepError(f"sweep {self.name!r} budget {budget_name!r}: unknown configs")
+        if budget.search:
+            self._check_search(budget_name, budget)
+
+    def _check_search(self, budget_name: str, budget: Budget) -> None:
+        where = f"sweep {self.name!r} budget {budget_name!r}"
+        if budget.race:
+            raise SweepError(f"{where}: a budget either races or searches, not both")
+        if len(budget.configs or self.configs) != 1:
+            raise SweepError(f"{where}: a search tunes one config; name it in configs=")
+        try:
+            check_seeds(budget.seeds)
+            check_not_fixed(budget.search.space, self.axes, self.settings)
+        except SpaceError as error:
+            raise SweepError(f"{where}: {error}") from None
 
     def budget(self, name: str) -> Budget:
         if name not in self.budgets:

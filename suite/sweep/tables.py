@@ -24,6 +24,8 @@ def print_sweeps(console: Console) -> None:
 
 
 def print_plan(plan: Plan, console: Console) -> None:
+    if plan.search:
+        print_search_space(plan, console)
     table = Table(title=f"{plan.sweep.name} ({plan.budget}): {len(plan.trials)} trials")
     for column in (
         "#",
@@ -70,3 +72,20 @@ def print_plan(plan: Plan, console: Console) -> None:
 def print_drop_warnings(plan: Plan, console: Console) -> None:
     for line in plan.drop_warnings() + plan.threshold_warnings():
         console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)
+
+
+def print_search_space(plan: Plan, console: Console) -> None:
+    search = plan.search
+    table = Table(title=f"{plan.sweep.name} ({plan.budget}): the search space")
+    for column in ("setting", "distribution"):
+        table.add_column(column, overflow="fold")
+    for name, text in search.space.describe():
+        table.add_row(name, text)
+    console.print(table)
+    console.print(
+        f"Each suggestion runs the {len(plan.trials)} seeds below with its settings; it is stopped "
+        f"when its returns at {search.milestone:.0%} of the env steps are worse than the "
+        f"leader's (one-sided Welch, alpha {search.alpha}). Score: the mean over its seeds of the "
+        "return at the budget. The verdict comes from the validation on held-out seeds alone.",
+        highlight=False,
+    )

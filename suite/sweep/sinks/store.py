@@ -38,6 +38,10 @@ def _never_stalled(trial_id: str) -> None:
     return None
 
 
+def _never_stopped(trial_id: str) -> bool:
+    return False
+
+
 class StoreWriter(Callback):
     """``stall_reason(trial_id)``: the stall watchdog's reason when a trial's last failure was a
     stall (it is then recorded as STALLED, not ERROR)."""
@@ -47,9 +51,12 @@ class StoreWriter(Callback):
         run_dir: Path,
         run_metadata: dict[str, Any],
         stall_reason: Callable[[str], str | None] | None = None,
+        stopped_early: Callable[[str], bool] | None = None,
     ):
         self.tables = RunTables(run_dir, run_metadata)
         self._stall_reason = stall_reason or _never_stalled
+        # A search's stopper: whether it stopped the trial early (recorded as STOPPED).
+        self._stopped_early = stopped_early or _never_stopped
 
     @property
     def run_dir(self) -> Path:
@@ -78,7 +85,10 @@ class StoreWriter(Callback):
         self.tables.write_trials()
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
-        self._finish(trial, "TERMINATED", "")
+        if self._stopped_early(trial.trial_id):
+            self._finish(trial, "STOPPED", "stopped by the search: see search.json")
+        else:
+            self._finish(trial, "TERMINATED", "")
 
     def on_trial_recover(self, iteration, trials, trial, **info) -> None:
         self._count_stalls(trial.trial_id)  # a stalled attempt that Tune retries

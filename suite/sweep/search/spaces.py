@@ -1,0 +1,80 @@
+"""The search spaces the shipped search sweeps use, one per config family.
+
+Ranges follow what tuned PPO and APPO configs of the field use (rl-zoo3's ``hyperparams/ppo.yml``
+and its Optuna samplers, RLlib's tuned examples, IMPACT's N and K), widened where those differ.
+Minibatch SGD matters most here: without ``minibatch_size`` and ``num_epochs`` each use of a
+batch is one gradient step. The batch-size choices are multiples of every rollout fragment the
+space allows, so RLlib's rule (``minibatch_size`` a multiple of ``rollout_fragment_length`` and
+at most the batch) holds for every combination; ``checks.check_space`` verifies it with RLlib.
+"""
+
+from __future__ import annotations
+
+from suite.sweep.search.space import Choice, IntUniform, LogUniform, SearchSpace, Uniform
+
+# What every APPO search covers: the loss, the optimiser, minibatch SGD and the circular buffer.
+TRAINING = {
+    "lr": LogUniform(1e-4, 3e-3),
+    "gamma": Uniform(0.9, 0.999),
+    "lambda": Uniform(0.8, 1.0),
+    "clip_param": Uniform(0.1, 0.4),
+    "vf_loss_coeff": Uniform(0.1, 1.0),
+    "entropy_coeff": Choice(0.0, 0.001, 0.01),
+    "grad_clip": Choice(0.5, 5.0, 40.0),
+    "num_epochs": IntUniform(1, 10),
+    "target_network_update_freq": Choice(1, 2, 4),
+    "n": Choice(1, 4, 16),
+    "k": Choice(1, 2, 4, 10),
+}
+# Vector observations: the env runners' batching, the MLP and observation normalisation.
+CLASSIC = {
+    "train_batch_size_per_learner": Choice(500, 1000, 2000, 4000),
+    "minibatch_size": Choice(100, 250, 500),
+    "num_envs_per_env_runner": Choice(4, 8, 16),
+    "model.fcnet_hiddens": Choice([64, 64], [128, 128], [256, 256]),
+    "model.fcnet_activation": Choice("tanh", "relu"),
+    "observation_filter": Choice("none", "mean_std"),
+}
+
+
+def classic_discrete() -> SearchSpace:
+    """CartPole and other classic control envs with discrete actions."""
+    return SearchSpace(TRAINING | CLASSIC | {"model.vf_share_layers": Choice(True, False)})
+
+
+def classic_continuous() -> SearchSpace:
+    """Pendulum and other classic control envs with continuous actions: also the KL loss and
+    whether the action's log std is a free parameter or an output of the network."""
+    return SearchSpace(
+        TRAINING
+        | CLASSIC
+        | {"use_kl_loss": Choice(False, True), "model.free_log_std": Choice(False, True)}
+    )
+
+
+def mujoco() -> SearchSpace:
+    """MuJoCo locomotion: larger batches, the same loss and buffer settings."""
+    return SearchSpace(
+        TRAINING
+        | CLASSIC
+        | {
+            "rollout_fragment_length": Choice(64, 128, 256),
+            "train_batch_size_per_learner": Choice(1024, 2048, 4096),
+            "minibatch_size": Choice(256, 512, 1024),
+            "num_envs_per_env_runner": Choice(4, 8),
+            "use_kl_loss": Choice(False, True),
+            "model.free_log_std": Choice(False, True),
+        }
+    )
+
+
+def atari() -> SearchSpace:
+    """ALE games: the loss, the optimiser and the buffer (the CNN and frames stay the config's)."""
+    return SearchSpace(
+        TRAINING
+        | {
+            "rollout_fragment_length": Choice(50, 125),
+            "train_batch_size_per_learner": Choice(500, 1000, 2000),
+            "minibatch_size": Choice(250, 500),
+        }
+    )

@@ -1,0 +1,52 @@
+"""Tune the ``pendulum`` config: a search over the classic continuous-control space.
+
+Each suggestion runs 3 seeds at once (a third of the 2 cores each), is stopped when its returns
+at half the budget are confidently worse than the leader's, and is scored by the mean over its
+seeds of the return at the budget. The top 3 then run on 10 held-out seeds beside the config
+itself, and only that validation decides (``python -m suite.report RUN --promote``).
+"""
+
+from suite.sweep.search.schedule import Search
+from suite.sweep.search.spaces import classic_continuous
+from suite.sweep.spec import Budget, Sweep
+
+# Three trials at once on a 2-core machine: their set-up and hand-over overlap the others'
+# training, instead of idling the CPUs between trials.
+THIRD_OF_TWO_CORES = {
+    "num_cpus_for_main_process": 0.33,
+    "num_cpus_per_learner": 0.33,  # the learner runs in the main process
+    "num_cpus_per_env_runner": 0.33,
+}
+
+SWEEP = Sweep(
+    name="pendulum_search",
+    description="Pendulum-v1: Optuna TPE over the classic continuous space, 3 seeds per "
+    "suggestion, validated on 10 held-out seeds",
+    question="Which APPO settings learn Pendulum fastest per env step, on seeds the search "
+    "never saw?",
+    configs=("pendulum",),
+    axes={},
+    settings=THIRD_OF_TWO_CORES,
+    budgets={
+        "smoke": Budget(
+            env_steps=6_000,  # every env of 20 finishes a 200-step episode by then
+            seeds=3,
+            description="3 suggestions x 3 seeds x 6k steps, then the top 3 and the config on "
+            "10 held-out seeds: the whole search pipeline, not a tuning",
+            search=Search(classic_continuous(), suggestions=3, startup_suggestions=3),
+        ),
+        "laptop": Budget(
+            env_steps=100_000,
+            seeds=3,
+            description="up to 40 suggestions x 3 seeds x 100k steps, then the top 3 and the "
+            "config on 10 held-out seeds; sized for 60 minutes on 2 cores",
+            search=Search(classic_continuous(), suggestions=40),
+        ),
+        "full": Budget(
+            env_steps=500_000,
+            seeds=5,
+            description="200 suggestions x 5 seeds x 500k steps (a cluster)",
+            search=Search(classic_continuous(), suggestions=200, startup_suggestions=20),
+        ),
+    },
+)
