@@ -10,7 +10,16 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import analysis, budget, glossary, race, sections, trial_table, window
+from suite.report import (
+    analysis,
+    budget,
+    glossary,
+    race,
+    search,
+    sections,
+    trial_table,
+    window,
+)
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural, sampling_text
@@ -33,8 +42,38 @@ def build_report(results_dir: str | Path, out_path: str | Path | None = None) ->
     run = load_run(results_dir)
     out = Path(out_path) if out_path else default_report_path(run)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render("report.html.j2", report_context(run)), encoding="utf-8")
+    if run.search:
+        out.write_text(render("search_report.html.j2", search_context(run)), encoding="utf-8")
+    else:
+        out.write_text(render("report.html.j2", report_context(run)), encoding="utf-8")
     return out
+
+
+def search_context(run: RunData) -> dict:
+    """A search run's report: its own verdict and evidence, then the trials and metadata (the
+    N x K sections answer another question, over cells a search does not have)."""
+    trials = budget.with_budget_metrics(
+        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
+    )
+    details = trial_table.trial_details(run.path, trials["trial_id"])
+    trials = trial_table.with_run_order(trials, details)
+    failed = trials[~trials["status"].isin([analysis.FINISHED, "STOPPED"])]
+    return {
+        "title": f"{run.sweep} / {run.run_id}",
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "counts": _counts(trials),
+        "search": search.search_section(run.search, trials),
+        "failed": [
+            row | {"label": trial_label(row)}
+            for row in failed[[*schema.AXIS_COLUMNS, "status", "error"]].to_dict("records")
+        ],
+        "table_columns": trial_table.COLUMNS,
+        "status_column": trial_table.STATUS_COLUMN,
+        "table_rows": trial_table.rows(trials),
+        "order_note": trial_table.order_note(run.metadata),
+        "glossary": glossary.TERMS,
+        "metadata": sections.metadata_rows(run.metadata),
+    }
 
 
 def default_report_path(run: RunData, suffix: str = "") -> Path:

@@ -14,6 +14,7 @@ from suite.configs.promoted import PromotedConfig, promoted_dir, write_promoted
 from suite.configs.registry import TUNED_CONFIGS
 from suite.report import analysis
 from suite.report.build import prepared_trials
+from suite.report.promote_search import SearchPromoteError, promoted_search
 from suite.report.verdict import INCONCLUSIVE, Verdict
 from suite.report.verdict_section import AXES, budget_text, env_verdict_cells
 from suite.store.reader import RunData, load_run
@@ -25,6 +26,12 @@ class PromoteError(ValueError):
 
 def promote(results_dir: str | Path, name: str | None = None) -> Path:
     run = load_run(results_dir)
+    if run.search:
+        try:
+            promoted = promoted_search(run, name)
+        except SearchPromoteError as error:
+            raise PromoteError(str(error)) from None
+        return write_promoted(promoted, promoted_dir(), {t.name for t in TUNED_CONFIGS})
     trials = prepared_trials(run)
     if trials["env"].nunique() != 1:
         raise PromoteError("promote a run of one env: this run has " + str(trials["env"].nunique()))

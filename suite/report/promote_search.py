@@ -1,0 +1,97 @@
+"""Promote a search's pick, on its held-out evidence only: the validated suggestion that beats the
+config it would replace (``suite.stats.validation``). Anything else is refused, with the reason."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from suite.configs.layers import ITERATION_SIZING_KEYS
+from suite.configs.promoted import PromotedConfig
+from suite.report import budget, search
+from suite.store.reader import RunData
+
+# Settings that size a run to its machine (a search shares 2 cores among its trials), not the
+# config: a promoted config keeps the base config's own.
+RUN_SETTINGS = ("num_cpus_for_main_process", "num_cpus_per_learner", "num_cpus_per_env_runner")
+
+
+class SearchPromoteError(ValueError):
+    """The search's validation does not support promoting anything; the message says why."""
+
+
+def promoted_search(run: RunData, name: str | None) -> PromotedConfig:
+    record = run.search
+    if not record.get("finished"):
+        raise SearchPromoteError("the search is not finished: resume it, then promote")
+    trials = budget.with_budget_metrics(
+        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
+    )
+    verdict = search.validation(record, trials)
+    if verdict is None or not verdict.promotable:
+        why = verdict.reason() if verdict else "no validation with held-out returns"
+        raise SearchPromoteError(f"refusing to promote: {why}")
+    pick = next(
+        s
+        for s in record["suggestions"]
+        if search.suggestion_name(s["id"], record["config"]) == verdict.pick
+    )
+    spec = _spec(run, pick["id"])
+    kept = ITERATION_SIZING_KEYS + RUN_SETTINGS
+    settings = {k: v for k, v in spec["overrides"].items() if k not in kept} | pick["settings"]
+    best = verdict.candidate(verdict.pick)
+    steps = record["schedule"]["env_steps"]
+    return PromotedConfig(
+        name=name or f"{record['config']}_{run.sweep}",
+        base=record["config"],
+        env=spec["env"],
+        settings=settings,
+        expected=(
+            f"return {best.iqm.point:.4g} (IQM, 95% CI {best.iqm.low:.4g} to {best.iqm.high:.4g}) "
+            f"at {steps:,} env steps on {best.seeds} held-out seeds"
+        ),
+        evidence=_evidence(run, record, verdict, pick),
+    )
+
+
+def _spec(run: RunData, suggestion: int) -> dict:
+    validation = run.trials[
+        (run.trials["phase"] == "validation") & (run.trials["suggestion"] == suggestion)
+    ]
+    trial_id = sorted(validation["trial_id"])[0]
+    return json.loads((run.path / "trials" / trial_id / "config.json").read_text())["spec"]
+
+
+def _evidence(run: RunData, record: dict, verdict, pick: dict) -> dict:
+    best = verdict.candidate(verdict.pick)
+    meta = run.metadata
+    schedule = record["schedule"]
+    return {
+        "run_id": run.run_id,
+        "sweep": run.sweep,
+        "results_dir": str(run.path),
+        "verdict": "beats the config on held-out seeds",
+        "summary": verdict.reason(),
+        "suggestion": pick["id"],
+        "held_out_seeds": list(
+            range(schedule["validation_first_seed"], schedule["validation_first_seed"] + best.seeds)
+        ),
+        "env_steps": schedule["env_steps"],
+        "return_iqm": [best.iqm.point, best.iqm.low, best.iqm.high],
+        "config_return_iqm": [
+            verdict.incumbent_iqm.point,
+            verdict.incumbent_iqm.low,
+            verdict.incumbent_iqm.high,
+        ],
+        "p_beats_config": [best.improvement.point, best.improvement.low, best.improvement.high],
+        "welch_p": best.p_value,
+        "holm_limit": best.holm_limit,
+        "tied_with": list(verdict.tied),
+        "search_score": pick["score"],
+        "hardware": meta.get("hardware"),
+        "cluster": meta.get("cluster"),
+        "ray_version": (meta.get("versions") or {}).get("ray"),
+        "versions": meta.get("versions"),
+        "git_commit": meta.get("git_commit"),
+        "promoted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }

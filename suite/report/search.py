@@ -1,0 +1,259 @@
+"""The report of a search run: the verdict from the held-out seeds, how the search went, each
+searched setting against its score, and the suggestions it stopped, with their evidence.
+
+Reads ``search.json`` (what the search decided, and why) and the trials table (the returns,
+read at the budget like every other section reads them). Nothing here imports Ray.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, NullFormatter
+
+from suite.report import figures
+from suite.report.formatting import fmt
+from suite.stats.validation import Validation, iqm_interval, validate
+
+INCUMBENT = 0
+PANELS_PER_ROW = 4
+NUMBERS = ("env_steps", "milestone_env_steps", "first_seed", "validation_first_seed")
+
+
+def suggestion_name(suggestion: int, config: str) -> str:
+    return (
+        f"{config} (the config itself)" if suggestion == INCUMBENT else f"suggestion {suggestion}"
+    )
+
+
+def phase_scores(trials: pd.DataFrame, phase: str) -> dict[int, np.ndarray]:
+    """Suggestion id -> the finished trials' returns at the budget in ``phase``."""
+    done = trials[(trials["phase"] == phase) & trials["return_at_budget"].notna()]
+    return {
+        int(sid): np.sort(group["return_at_budget"].to_numpy(float))
+        for sid, group in done.groupby("suggestion", sort=True)
+    }
+
+
+def validation(record: dict, trials: pd.DataFrame) -> Validation | None:
+    """The verdict; None when the config itself or every suggestion lacks held-out returns."""
+    scores = phase_scores(trials, "validation")
+    if INCUMBENT not in scores or len(scores) < 2:
+        return None
+    config = record["config"]
+    named = {suggestion_name(sid, config): values for sid, values in scores.items()}
+    return validate(named, suggestion_name(INCUMBENT, config), record["schedule"]["alpha"])
+
+
+def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
+    if not record:
+        return None
+    schedule, config = record["schedule"], record["config"]
+    verdict = validation(record, trials)
+    suggestions = [s for s in record["suggestions"] if s["id"] != INCUMBENT]
+    return {
+        "schedule": schedule,
+        "numbers": {key: fmt(schedule[key]) for key in NUMBERS},
+        "config": config,
+        "status": _status(record, verdict),
+        "verdict": verdict,
+        "validation_rows": _validation_rows(verdict) if verdict else [],
+        "suggestion_rows": _suggestion_rows(suggestions, trials),
+        "counts": _counts(suggestions),
+        "progress": _progress_figure(suggestions, schedule) if suggestions else None,
+        "settings": _settings_figure(suggestions, schedule),
+        "held_out": _validation_figure(record, trials, verdict) if verdict else None,
+    }
+
+
+def _status(record: dict, verdict: Validation | None) -> str:
+    if not record["finished"]:
+        return f"The search is not finished (phase: {record['phase']}); no verdict yet."
+    if verdict is None:
+        return f"No verdict: {_why_no_validation(record)}."
+    if verdict.promotable:
+        return f"Promote {verdict.pick}: {verdict.reason()}."
+    return f"Nothing to promote: {verdict.reason()}."
+
+
+def _why_no_validation(record: dict) -> str:
+    if not record["validated"]:
+        return "no suggestion completed its seeds, so none was validated"
+    env_steps = fmt(record["schedule"]["env_steps"])
+    return (
+        f"the validation has no return at {env_steps} env steps for the config itself or for "
+        "every suggestion (no episode had ended by then): a budget this small cannot compare them"
+    )
+
+
+def _counts(suggestions: list[dict]) -> str:
+    statuses = pd.Series([s["status"] for s in suggestions]).value_counts()
+    return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+
+
+def _validation_rows(verdict: Validation) -> list[dict]:
+    rows = [
+        {
+            "name": verdict.incumbent,
+            "seeds": verdict.incumbent_seeds,
+            "iqm": _ci(verdict.incumbent_iqm),
+            "improvement": "",
+            "test": "the config it would replace",
+            "beats": "",
+        }
+    ]
+    for c in verdict.candidates:
+        test = (
+            "too few seeds to test"
+            if math.isnan(c.p_value)
+            else (f"p = {c.p_value:.2g}, Holm limit {c.holm_limit:.2g}")
+        )
+        rows.append(
+            {
+                "name": c.name,
+                "seeds": c.seeds,
+                "iqm": _ci(c.iqm),
+                "improvement": _ci(c.improvement, digits=2),
+                "test": test,
+                "beats": "yes" if c.beats_incumbent else "no",
+            }
+        )
+    return rows
+
+
+def _ci(interval, digits: int | None = None) -> str:
+    point = f"{interval.point:.{digits}f}" if digits else fmt(interval.point)
+    if not interval.known:
+        return f"{point} (no CI)"
+    low = f"{interval.low:.{digits}f}" if digits else fmt(interval.low)
+    high = f"{interval.high:.{digits}f}" if digits else fmt(interval.high)
+    return f"{point} [{low}, {high}]"
+
+
+def _suggestion_rows(suggestions: list[dict], trials: pd.DataFrame) -> list[dict]:
+    scores = phase_scores(trials, "search")
+    rows = []
+    ranked = sorted(suggestions, key=lambda s: (_sort_score(s), s["id"]))
+    for s in ranked:
+        values = scores.get(s["id"], np.empty(0))
+        rows.append(
+            {
+                "id": s["id"],
+                "status": s["status"],
+                "score": fmt(s["score"]) if not _nan(s["score"]) else "",
+                "iqm": _ci(iqm_interval(values)) if values.size else "",
+                "seeds": int(values.size),
+                "settings": ", ".join(f"{k}={v}" for k, v in s["labels"].items()),
+                "evidence": _evidence(s),
+            }
+        )
+    return rows
+
+
+def _sort_score(suggestion: dict) -> float:
+    return -suggestion["score"] if not _nan(suggestion["score"]) else math.inf
+
+
+def _nan(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _evidence(s: dict) -> str:
+    if s["status"] == "stopped":
+        stop = s["stop"]
+        return (
+            f"stopped at {fmt(stop['env_steps'])} env steps: returns "
+            f"{', '.join(fmt(v) for v in stop['returns'])} against suggestion {stop['leader']}'s "
+            f"{', '.join(fmt(v) for v in stop['leader_returns'])}; one-sided Welch p = "
+            f"{stop['p_value']:.2g} < {stop['alpha']:g}"
+        )
+    return s["reason"]
+
+
+@figures.styled
+def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
+    figure = Figure(figsize=(7.5, 3.2))
+    axes = figure.add_subplot()
+    figure.subplots_adjust(left=0.11, right=0.98, top=0.9, bottom=0.16)
+    done = [s for s in suggestions if s["status"] == "complete"]
+    stopped = [s for s in suggestions if s["status"] == "stopped"]
+    axes.plot(
+        [s["id"] for s in done], [s["score"] for s in done], "o", label="score (mean of seeds)"
+    )
+    if stopped:
+        axes.plot(
+            [s["id"] for s in stopped],
+            [float(np.mean(s["stop"]["returns"])) for s in stopped],
+            "x",
+            color="0.45",
+            label=f"stopped: mean return at {fmt(schedule['milestone_env_steps'])} steps",
+        )
+    best, line = -math.inf, []
+    for s in sorted(suggestions, key=lambda s: s["id"]):
+        if s["status"] == "complete":
+            best = max(best, s["score"])
+        line.append((s["id"], best if best > -math.inf else math.nan))
+    axes.step(*zip(*line, strict=True), where="post", color="C1", label="best score so far")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlabel("suggestion (in the order asked)")
+    axes.set_ylabel(f"return at {fmt(schedule['env_steps'])} steps")
+    axes.set_title("The search: each suggestion's score, and the best so far")
+    axes.legend(loc="lower right")
+    return figures.encode(figure, "each suggestion's score against the order asked")
+
+
+@figures.styled
+def _settings_figure(suggestions: list[dict], schedule: dict) -> figures.Image | None:
+    done = [s for s in suggestions if s["status"] == "complete"]
+    names = list(schedule["space"])
+    if not done or not names:
+        return None
+    rows = math.ceil(len(names) / PANELS_PER_ROW)
+    figure = Figure(figsize=(10, 2.3 * rows))
+    figure.subplots_adjust(left=0.07, right=0.99, top=0.97, bottom=0.05, hspace=0.75, wspace=0.3)
+    scores = [s["score"] for s in done]
+    for index, name in enumerate(names):
+        axes = figure.add_subplot(rows, PANELS_PER_ROW, index + 1)
+        values = [s["settings"].get(name) for s in done]
+        if schedule["space"][name].startswith("one of"):
+            labels = [str(s["labels"].get(name)) for s in done]
+            order = list(dict.fromkeys(schedule["space"][name].removeprefix("one of ").split(", ")))
+            axes.plot([order.index(label) for label in labels], scores, "o", alpha=0.7)
+            axes.set_xticks(range(len(order)), order, rotation=20)
+            axes.set_xlim(-0.5, len(order) - 0.5)
+        else:
+            axes.plot(values, scores, "o", alpha=0.7)
+            if schedule["space"][name].startswith("log"):
+                axes.set_xscale("log")
+                axes.xaxis.set_minor_formatter(NullFormatter())  # only the decades are labelled
+        axes.set_title(name, fontsize=9)
+        if index % PANELS_PER_ROW == 0:
+            axes.set_ylabel("score")
+    return figures.encode(figure, "each searched setting against the score of its suggestions")
+
+
+@figures.styled
+def _validation_figure(record: dict, trials: pd.DataFrame, verdict: Validation) -> figures.Image:
+    scores = phase_scores(trials, "validation")
+    config = record["config"]
+    order = [c.name for c in verdict.candidates] + [verdict.incumbent]
+    by_name = {suggestion_name(sid, config): values for sid, values in scores.items()}
+    figure = Figure(figsize=(7.5, 0.55 * len(order) + 1.1))
+    axes = figure.add_subplot()
+    figure.subplots_adjust(left=0.3, right=0.98, top=0.88, bottom=0.22)
+    for row, name in enumerate(order):
+        values = by_name[name]
+        color = "0.45" if name == verdict.incumbent else "C0"
+        axes.plot(values, np.full(values.size, row), "|", markersize=12, color=color)
+        iqm = iqm_interval(values)
+        if iqm.known:
+            axes.plot([iqm.low, iqm.high], [row, row], color=color, linewidth=3, alpha=0.5)
+        axes.plot([iqm.point], [row], "D", color=color)
+    axes.set_yticks(range(len(order)), order)
+    axes.invert_yaxis()
+    axes.set_xlabel(f"return at {fmt(record['schedule']['env_steps'])} env steps, held-out seeds")
+    axes.set_title("Validation: each held-out seed (|), the IQM (◆) and its 95% CI")
+    return figures.encode(figure, "held-out returns of the validated suggestions and the config")
