@@ -75,6 +75,7 @@ class Suggestion:
     score: float = math.nan  # mean over its seeds of the return at the budget
     stop: dict[str, Any] | None = None  # the test that stopped it
     reason: str = ""  # why it is invalid or failed
+    told: bool = False  # its outcome went to the suggester (once, when its last trial ended)
 
 
 class SearchState:
@@ -228,8 +229,9 @@ class SearchState:
     def _maybe_conclude(self, suggestion: Suggestion) -> None:
         trials = self.trials_of(suggestion.id, SEARCH)
         queued = any(spec.suggestion == suggestion.id for spec in self.queue)
-        if queued or any(t.status == RUNNING for t in trials):
+        if suggestion.told or queued or any(t.status == RUNNING for t in trials):
             return
+        suggestion.told = True
         if suggestion.status == "stopped":
             milestone = float(np.mean(suggestion.stop["returns"]))
             self.suggester.tell(suggestion.number, "stopped", milestone)
