@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from suite.dashboards.naming import wandb_run_id
+from suite.dashboards.search_table import suggestions_table
 from suite.dashboards.settings import WandbSettings
 from suite.dashboards.workspace import dashboard_definition, publish_dashboard
 from suite.store.reader import load_run
@@ -47,7 +48,9 @@ def log_summary_run(
         raise SummaryInputError(f"no report at {report_path}: build the report first")
     run = load_run(results_dir)
     figures = figure_paths(figures_dir)
-    logged = _log_run(settings, run.sweep, run.run_id, run.trials, report_path, figures)
+    logged = _log_run(
+        settings, run.sweep, run.run_id, run.trials, report_path, figures, suggestions_table(run)
+    )
     project = settings.project_for(run.sweep)
     definition = dashboard_definition(run.sweep, run.run_id, project, settings.entity)
     publish_dashboard(settings, definition)
@@ -61,6 +64,7 @@ def _log_run(
     trials: pd.DataFrame,
     report_path: Path,
     figures: list[Path],
+    suggestions: pd.DataFrame | None = None,
 ) -> str | None:
     import wandb
 
@@ -82,6 +86,8 @@ def _log_run(
         return None
     with run:
         run.log({"trials": wandb.Table(dataframe=trials)})
+        if suggestions is not None:  # a search: one row per suggestion, for parallel coordinates
+            run.log({"suggestions": wandb.Table(dataframe=suggestions)})
         if figures:
             run.log({f"figures/{path.stem}": wandb.Image(str(path)) for path in figures})
         report = wandb.Artifact(f"report-{summary_id}", type="report")

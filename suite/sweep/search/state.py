@@ -71,7 +71,7 @@ class Suggestion:
     id: int
     number: int | None  # the suggester's; None for the incumbent
     settings: dict[str, Any]
-    status: str = "running"  # running, complete, stopped, failed, invalid
+    status: str = "running"  # running, complete, stopped, failed, invalid; the config: incumbent
     score: float = math.nan  # mean over its seeds of the return at the budget
     stop: dict[str, Any] | None = None  # the test that stopped it
     reason: str = ""  # why it is invalid or failed
@@ -100,7 +100,8 @@ class SearchState:
         self.suggester = suggester
         self.check = check  # raises ValueError for settings RLlib or the suite refuses
         self.phase = SEARCH
-        self.suggestions: dict[int, Suggestion] = {INCUMBENT: Suggestion(INCUMBENT, None, {})}
+        incumbent = Suggestion(INCUMBENT, None, {}, status="incumbent")
+        self.suggestions: dict[int, Suggestion] = {INCUMBENT: incumbent}
         self.trials: dict[str, SearchTrial] = {}  # Tune trial id -> trial
         self.queue: list[TrialSpec] = []
         self.validated: list[int] = []  # suggestion ids rerun on held-out seeds, incumbent last
