@@ -7,16 +7,8 @@ itself, and only that validation decides (``python -m suite.report RUN --promote
 """
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.spaces import classic_continuous
+from suite.sweep.search.spaces import THIRD_OF_TWO_CORES, classic_continuous
 from suite.sweep.spec import Budget, Sweep
-
-# Three trials at once on a 2-core machine: their set-up and hand-over overlap the others'
-# training, instead of idling the CPUs between trials.
-THIRD_OF_TWO_CORES = {
-    "num_cpus_for_main_process": 0.33,
-    "num_cpus_per_learner": 0.33,  # the learner runs in the main process
-    "num_cpus_per_env_runner": 0.33,
-}
 
 SWEEP = Sweep(
     name="pendulum_search",

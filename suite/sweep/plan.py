@@ -11,6 +11,7 @@ from pathlib import Path
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.aggregation import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
+from suite.configs.registry import get_config
 from suite.configs.resolve import resolve
 from suite.humanize import duration
 from suite.sweep.estimate import (
@@ -86,7 +87,7 @@ class Plan:
             return self._race_seconds()
         if self.search:
             most = most_trials(self.search, len(self.trials))
-            return sweep_seconds([self.trials[0].estimate.seconds] * most, self.concurrency)
+            return sweep_seconds([self._search_trial_seconds()] * most, self.concurrency)
         return sweep_seconds([t.estimate.seconds for t in self.trials], self.concurrency)
 
     def drop_warnings(self) -> list[str]:
@@ -137,13 +138,29 @@ class Plan:
     def _search_line(self) -> str:
         search, seeds = self.search, len(self.trials)
         most = most_trials(search, seeds)
+        seconds = self.total_seconds
+        time = (
+            "time unknown (no measured throughput for this config)"
+            if math.isnan(seconds)
+            else f"about {duration(seconds)} if no suggestion were stopped and each sampled "
+            "as fast as the config itself"
+        )
         return (
             f"search of {search.suggestions} suggestions x {seeds} seeds, then the top "
             f"{search.validate_top} and the config itself on {search.validate_seeds} held-out "
             f"seeds, {self.env_steps:,} env steps per trial: at most {most} trials, "
-            f"{most * self.env_steps:,} env steps, about {duration(self.total_seconds)} if no "
-            f"suggestion were stopped, {self.concurrency} at once on {self.cluster.describe()}"
+            f"{most * self.env_steps:,} env steps, {time}; {self.concurrency} at once on "
+            f"{self.cluster.describe()}"
         )
+
+    def _search_trial_seconds(self) -> float:
+        """A search trial's estimate, its stepping slowed by the CPU share it runs on: the
+        measured rate is the config's at its own resource request."""
+        trial = self.trials[0]
+        own = resource_request(get_config(trial.spec.config_name).build()).totals["CPU"]
+        share = trial.request.totals["CPU"] / own
+        stepping = (trial.estimate.seconds - TRIAL_STARTUP_S) / min(share, 1.0)
+        return TRIAL_STARTUP_S + stepping
 
     def _race_seconds(self) -> float:
         race, cells = self.race, len(self.race_cells or {})

@@ -12,6 +12,15 @@ from __future__ import annotations
 
 from suite.sweep.search.space import Choice, IntUniform, LogUniform, SearchSpace, Uniform
 
+# A third of 2 cores per trial (main process, its local learner, one env runner), so a search's
+# 3 seeds of a suggestion run at once on a laptop and their set-up and hand-over overlap the
+# others' training instead of idling the CPUs between trials. A sweep's fixed settings.
+THIRD_OF_TWO_CORES = {
+    "num_cpus_for_main_process": 0.33,
+    "num_cpus_per_learner": 0.33,  # the learner runs in the main process
+    "num_cpus_per_env_runner": 0.33,
+}
+
 # What every APPO search covers: the loss, the optimiser, minibatch SGD and the circular buffer.
 TRAINING = {
     "lr": LogUniform(1e-4, 3e-3),

@@ -1,0 +1,193 @@
+"""A tiny real search, end to end: suggestions on several seeds, validation on held-out seeds, the
+store's search columns, the report's search section and ``--promote`` on held-out evidence only.
+
+The run is small (CartPole, 3 suggestions x 3 seeds x 1,500 env steps, then 4 configs x 10
+held-out seeds), so whether its pick beats the config is chance. ``--promote`` is therefore
+checked twice more on copies of the real store whose held-out returns are rewritten to a known
+truth: once with the config clearly worse (promoted, with its evidence), once with all equal
+(refused, with the reason)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from suite.report import budget, search
+from suite.store import schema
+from suite.store.files import read_parquet, write_parquet
+from suite.store.reader import load_run
+
+pytestmark = [pytest.mark.train, pytest.mark.timeout(900)]
+
+SEARCH_SWEEP = """
+from suite.sweep.search.schedule import Search
+from suite.sweep.search.space import Choice, IntUniform, LogUniform, SearchSpace
+from suite.sweep.spec import Budget, Sweep
+
+SWEEP = Sweep(
+    name="search_drill",
+    description="a tiny CartPole search",
+    configs=("cartpole",),
+    axes={},
+    settings={
+        "num_cpus_for_main_process": 0.33,
+        "num_cpus_per_learner": 0.33,
+        "num_cpus_per_env_runner": 0.33,
+    },
+    budgets={
+        "smoke": Budget(
+            env_steps=1_500,
+            seeds=3,
+            description="3 suggestions x 3 seeds, then 4 configs x 10 held-out seeds",
+            search=Search(
+                SearchSpace({
+                    "lr": LogUniform(1e-4, 3e-3),
+                    "num_epochs": IntUniform(1, 4),
+                    "model.fcnet_hiddens": Choice([32, 32], [64, 64]),
+                }),
+                suggestions=3,
+                startup_suggestions=3,
+            ),
+        )
+    },
+)
+"""
+
+
+def _run(*args: str, timeout: float, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    root = tmp_path_factory.mktemp("search")
+    sweep_file = root / "search_drill.py"
+    sweep_file.write_text(textwrap.dedent(SEARCH_SWEEP))
+    done = _run(
+        "-m",
+        "suite.sweep",
+        str(sweep_file),
+        "--results-dir",
+        str(root / "results"),
+        "--wandb",
+        "off",
+        timeout=840,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (run_dir,) = (root / "results" / "search_drill").iterdir()
+    report = next(line for line in done.stdout.splitlines() if line.startswith("Report: "))
+    return root, run_dir, report.removeprefix("Report: ").strip()
+
+
+def test_suggestions_run_on_common_seeds_and_validation_on_held_out_ones(searched):
+    _, run_dir, _ = searched
+    trials = read_parquet(run_dir / schema.TRIALS_FILE)
+    assert {"hp_lr", "hp_num_epochs", "hp_model.fcnet_hiddens"} <= set(trials.columns)
+    found = trials[trials["phase"] == "search"]
+    assert sorted(found["suggestion"].unique()) == [1, 2, 3]
+    for _, group in found.groupby("suggestion"):
+        assert sorted(group["seed"]) == [0, 1, 2]
+        assert group["hp_lr"].nunique() == 1
+    held_out = trials[trials["phase"] == "validation"]
+    assert set(held_out["seed"]).isdisjoint(found["seed"])
+    assert held_out.groupby("suggestion").size().to_dict() == {0: 10, 1: 10, 2: 10, 3: 10}
+    assert held_out.query("suggestion == 0")["hp_lr"].isna().all()  # the config's own settings
+    record = json.loads((run_dir / schema.SEARCH_FILE).read_text())
+    assert record["finished"] and record["phase"] == "done"
+    assert json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())["status"] == "completed"
+    config = json.loads(next((run_dir / "trials").glob("*/config.json")).read_text())
+    assert config["resolved_config"]["num_cpus_per_env_runner"] == 0.33
+
+
+def _verdict(run_dir):
+    run = load_run(run_dir)
+    trials = budget.with_budget_metrics(
+        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
+    )
+    return search.validation(run.search, trials)
+
+
+def test_the_report_states_the_held_out_verdict(searched):
+    _, run_dir, report = searched
+    html = Path(report).read_text(encoding="utf-8")
+    verdict = _verdict(run_dir)
+    assert "The search and its verdict" in html
+    assert verdict.reason().replace("'", "&#39;") in html
+    assert "cartpole (the config itself)" in html
+
+
+def _promote(run_dir, promoted_dir):
+    env = os.environ | {"SUITE_PROMOTED_DIR": str(promoted_dir)}
+    return _run("-m", "suite.report", str(run_dir), "--promote", "drill", timeout=300, env=env)
+
+
+def test_promote_follows_the_real_runs_held_out_verdict(searched, tmp_path):
+    _, run_dir, _ = searched
+    verdict = _verdict(run_dir)
+    done = _promote(run_dir, tmp_path)
+    if verdict.promotable:
+        assert done.returncode == 0, done.stderr
+        assert json.loads((tmp_path / "drill.json").read_text())["evidence"]["suggestion"]
+    else:
+        assert done.returncode == 2
+        assert verdict.reason() in done.stderr
+
+
+def _rewrite_held_out(run_dir, target, returns_by_suggestion) -> None:
+    """A copy of the store whose validation trials end at the given return."""
+    shutil.copytree(run_dir, target)
+    iterations = read_parquet(target / schema.ITERATIONS_FILE)
+    trials = read_parquet(target / schema.TRIALS_FILE).set_index("trial_id")
+    held_out = trials[trials["phase"] == "validation"]
+    rng = np.random.default_rng(0)
+    for trial_id, row in held_out.iterrows():
+        mask = iterations["trial_id"] == trial_id
+        value = returns_by_suggestion(int(row["suggestion"])) + rng.normal(0, 5)
+        iterations.loc[mask, "episode_return_mean"] = value
+    write_parquet(target / schema.ITERATIONS_FILE, iterations)
+
+
+def test_promote_writes_a_pick_that_beats_the_config_with_its_held_out_evidence(searched, tmp_path):
+    _, run_dir, _ = searched
+    store = tmp_path / "store"
+    _rewrite_held_out(run_dir, store, lambda sid: {0: 20.0, 1: 60.0, 2: 200.0, 3: 190.0}[sid])
+    done = _promote(store, tmp_path / "promoted")
+    assert done.returncode == 0, done.stderr
+    promoted = json.loads((tmp_path / "promoted" / "drill.json").read_text())
+    evidence = promoted["evidence"]
+    assert evidence["suggestion"] == 2 and evidence["tied_with"] == ["suggestion 3"]
+    assert evidence["held_out_seeds"] == list(range(10_000, 10_010))
+    assert evidence["config_return_iqm"][0] == pytest.approx(20.0, abs=6)
+    assert evidence["welch_p"] < evidence["holm_limit"]
+    record = json.loads((store / schema.SEARCH_FILE).read_text())
+    picked = next(s for s in record["suggestions"] if s["id"] == 2)
+    assert {k: promoted["settings"][k] for k in picked["settings"]} == picked["settings"]
+    assert "num_cpus_per_env_runner" not in promoted["settings"]  # the run's, not the config's
+    assert "held-out seeds" in promoted["expected"]
+
+
+def test_promote_refuses_when_no_suggestion_beats_the_config(searched, tmp_path):
+    _, run_dir, _ = searched
+    store = tmp_path / "store"
+    _rewrite_held_out(run_dir, store, lambda sid: 50.0)
+    done = _promote(store, tmp_path / "promoted")
+    assert done.returncode == 2
+    assert "refusing to promote: no suggestion beats cartpole (the config itself)" in done.stderr
+    assert not (tmp_path / "promoted").exists()
+
+
+def test_the_search_data_reads_with_pandas_alone(searched):
+    _, run_dir, _ = searched
+    trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
+    assert trials["status"].isin(["TERMINATED", "STOPPED"]).all()
