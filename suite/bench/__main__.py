@@ -42,6 +42,7 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         packing,
         racing,
         report_scale,
+        search_cost,
         suite_overhead,
         throughput,
         time_to_return,
@@ -71,6 +72,8 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         return racing.measure(quick)
     if row == "guard":
         return _with_ray(2, guard_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
+    if row == "search_cost":  # sweeps in their own processes, each with its own Ray
+        return search_cost.measure(quick)
     return gpu_scaling.measure(address)
 
 

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from suite.bench import search_cost
 from suite.bench.summary import Spread
 
 ROW_TITLES = {
@@ -19,6 +20,8 @@ ROW_TITLES = {
     "throughput": "7. Throughput of other configs (for sweep time estimates)",
     "guard": "8. Cost of the deadlock guard (guard on vs off, a config that cannot drop)",
     "racing": "9. Racing vs the full grid (continuous_nk --budget laptop, Pendulum)",
+    "search_cost": "10. A search's trials: training share of their CPU-seconds, and what each "
+    "choice buys",
 }
 
 HEADER = """# Benchmarks
@@ -479,6 +482,7 @@ RENDERERS = {
     "gpu": render_gpu,
     "guard": render_guard,
     "racing": render_racing,
+    "search_cost": search_cost.render,
 }
 
 

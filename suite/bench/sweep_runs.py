@@ -11,8 +11,11 @@ class SweepRunError(RuntimeError):
     """The sweep subprocess failed; the message carries the end of its stderr."""
 
 
-def run_sweep(sweep: str, budget: str, results_root: Path, *extra: str) -> Path:
-    """Run ``sweep`` at ``budget`` without W&B or report; returns its run folder."""
+def run_sweep(
+    sweep: str, budget: str, results_root: Path, *extra: str, name: str | None = None
+) -> Path:
+    """Run ``sweep`` (a name, or a sweep file whose sweep is called ``name``) at ``budget``
+    without W&B or report; returns its run folder."""
     command = [
         sys.executable,
         "-m",
@@ -32,4 +35,4 @@ def run_sweep(sweep: str, budget: str, results_root: Path, *extra: str) -> Path:
         raise SweepRunError(
             f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
         )
-    return next((Path(results_root) / sweep).iterdir())
+    return next((Path(results_root) / (name or sweep)).iterdir())

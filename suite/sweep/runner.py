@@ -244,8 +244,8 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) 
 
 def checkpoint_config(plan: Plan) -> tune.CheckpointConfig:
     """A search's trials are short and many: an interrupted one starts again from scratch on
-    --resume instead of paying for checkpoints (suite/bench measures what they cost)."""
-    if plan.search:
+    --resume instead of paying for checkpoints (suite.bench's search_cost row measures it)."""
+    if plan.search or not plan.sweep.budget(plan.budget).checkpoints:
         return tune.CheckpointConfig(checkpoint_frequency=0, checkpoint_at_end=False)
     return tune.CheckpointConfig(
         checkpoint_frequency=CHECKPOINT_EVERY_ITERATIONS, checkpoint_at_end=True, num_to_keep=1

@@ -52,6 +52,9 @@ class Budget:
     # Search config settings instead of running a grid: ``seeds`` seeds per suggestion, then
     # held-out validation of the best (suite/sweep/search/).
     search: Search | None = None
+    # Save trial checkpoints, so --resume continues an unfinished trial where it was. A search
+    # never does: its trials are short and restart instead (suite.bench's search_cost row).
+    checkpoints: bool = True
 
 
 class TrialConfigError(ValueError):
