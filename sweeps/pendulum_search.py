@@ -27,12 +27,17 @@ SWEEP = Sweep(
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(classic_continuous(), suggestions=3, startup_suggestions=3),
         ),
+        # Sized for an hour on 2 cores: suggestions for 30 minutes, then the validation. A
+        # trial gets 180 s at a third of the cores for its 100k steps, about a minute on the
+        # whole machine (SB3's PPO with rl-zoo3's settings takes that long): slower suggestions
+        # are "too slow", and TPE learns to avoid them.
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,
-            description="up to 40 suggestions x 3 seeds x 100k steps, then the top 3 and the "
-            "config on 10 held-out seeds; sized for 60 minutes on 2 cores",
-            search=Search(classic_continuous(), suggestions=40),
+            max_trial_s=180.0,
+            description="suggestions x 3 seeds x 100k steps for 30 minutes (at most 40), then "
+            "the top 3 and the config on 10 held-out seeds: about an hour on 2 cores",
+            search=Search(classic_continuous(), suggestions=40, search_seconds=1_800),
         ),
         "full": Budget(
             env_steps=500_000,

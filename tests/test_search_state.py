@@ -34,9 +34,11 @@ class Scripted:
         self.told.append((number, outcome, value))
 
 
-def _state(settings: list[dict], suggestions: int, check=lambda s: None) -> SearchState:
+def _state(settings: list[dict], suggestions: int, check=lambda s: None, **more) -> SearchState:
     template = TrialSpec("s", "b", "pendulum", "Pendulum-v1", {"seed": 0})
-    search = Search(SearchSpace({"lr": LogUniform(1e-4, 1e-2)}), suggestions=suggestions)
+    limit = more.pop("search_seconds", None)
+    space = SearchSpace({"lr": LogUniform(1e-4, 1e-2)})
+    search = Search(space, suggestions=suggestions, search_seconds=limit)
     return SearchState(
         search,
         template,
@@ -46,6 +48,7 @@ def _state(settings: list[dict], suggestions: int, check=lambda s: None) -> Sear
         order_seed=7,
         suggester=Scripted(settings),
         check=check,
+        **more,
     )
 
 
@@ -183,3 +186,29 @@ def test_the_stop_rule_has_power_against_a_clearly_worse_suggestion():
     assert not stop_test(
         np.array([-5.0, -6.0]), np.array([0.0, 1.0, 2.0])
     ).stop  # 2 seeds: untested
+
+
+def test_no_suggestion_is_asked_after_the_search_time_and_the_validation_still_runs():
+    now = [0.0]
+    state = _state(
+        [{"lr": 1e-3}, {"lr": 2e-3}], suggestions=2, search_seconds=60.0, clock=lambda: now[0]
+    )
+    _run_next(state, 3, "a", final=-100.0)
+    now[0] = 61.0
+    spec = state.next_spec()
+    assert state.suggester.asked == 1 and state.phase == VALIDATION
+    assert spec.phase == VALIDATION and state.validated == [1, INCUMBENT]
+
+
+def test_a_suggestion_cut_by_the_trial_time_cap_is_too_slow_and_told_as_stopped():
+    state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0)
+    for i in range(3):
+        state.started(f"a{i}", state.next_spec())
+        state.result(f"a{i}", BUDGET * 0.6, 180.0, -900.0 - i)  # Tune's time stop, short of it
+        state.completed(f"a{i}", ok=True)
+    suggestion = state.suggestions[1]
+    assert suggestion.status == "too slow"
+    assert suggestion.reason == (
+        "3 of its trials did not reach 1,000 env steps within the budget's 180 s per trial"
+    )
+    assert state.suggester.told == [(0, "stopped", pytest.approx(-901.0))]

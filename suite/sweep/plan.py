@@ -145,8 +145,11 @@ class Plan:
             else f"about {duration(seconds)} if no suggestion were stopped and each sampled "
             "as fast as the config itself"
         )
+        asked = f"search of up to {search.suggestions} suggestions x {seeds} seeds"
+        if search.search_seconds:
+            asked += f" (none asked after {duration(search.search_seconds)})"
         return (
-            f"search of {search.suggestions} suggestions x {seeds} seeds, then the top "
+            f"{asked}, then the top "
             f"{search.validate_top} and the config itself on {search.validate_seeds} held-out "
             f"seeds, {self.env_steps:,} env steps per trial: at most {most} trials, "
             f"{most * self.env_steps:,} env steps, {time}; {self.concurrency} at once on "

@@ -272,6 +272,7 @@ def search_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: di
         check=functools.partial(
             _check_suggestion, template.config_name, template.axes, template.overrides
         ),
+        max_trial_s=plan.sweep.budget(plan.budget).max_trial_s,
     )
     searcher = SearchSearcher(state, run_dir, {"watchdog": watchdog})
     # Always limited: without a limit Tune keeps one custom searcher's trial pending at a time,

@@ -33,6 +33,9 @@ class Search:
     validate_seeds: int = MIN_VALIDATION_SEEDS
     sampler_seed: int = 0  # TPE's own seed: a search is repeatable given its trials' scores
     startup_suggestions: int = 8  # random suggestions before TPE models the scores
+    # No new suggestion after this many seconds of search (the running ones finish, then the
+    # validation runs): a laptop search ends in its time; None: only ``suggestions`` bounds it.
+    search_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if self.suggestions < 1:
@@ -45,6 +48,8 @@ class Search:
             raise SpaceError(
                 f"validate_top must be at least {MIN_VALIDATED}, got {self.validate_top}"
             )
+        if self.search_seconds is not None and self.search_seconds <= 0:
+            raise SpaceError(f"search_seconds must be positive, got {self.search_seconds}")
         if self.validate_seeds < MIN_VALIDATION_SEEDS:
             raise SpaceError(
                 f"validate_seeds must be at least {MIN_VALIDATION_SEEDS} held-out seeds, got "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -71,7 +72,8 @@ class Suggestion:
     id: int
     number: int | None  # the suggester's; None for the incumbent
     settings: dict[str, Any]
-    status: str = "running"  # running, complete, stopped, failed, invalid; the config: incumbent
+    # running, complete, stopped, "too slow", failed, invalid; the config itself: incumbent
+    status: str = "running"
     score: float = math.nan  # mean over its seeds of the return at the budget
     stop: dict[str, Any] | None = None  # the test that stopped it
     reason: str = ""  # why it is invalid or failed
@@ -90,6 +92,8 @@ class SearchState:
         order_seed: int,
         suggester: Suggester,
         check: Callable[[dict[str, Any]], None],
+        max_trial_s: float | None = None,
+        clock: Callable[[], float] = time.time,
     ):
         self.search = search
         self.template = template  # the config's spec, sized; each trial replaces seed and search
@@ -99,6 +103,9 @@ class SearchState:
         self.order_seed = order_seed
         self.suggester = suggester
         self.check = check  # raises ValueError for settings RLlib or the suite refuses
+        self.max_trial_s = max_trial_s  # the budget's wall-time stop per trial, if any
+        self.clock = clock
+        self.started_at: float | None = None  # when the first suggestion was asked
         self.phase = SEARCH
         incumbent = Suggestion(INCUMBENT, None, {}, status="incumbent")
         self.suggestions: dict[int, Suggestion] = {INCUMBENT: incumbent}
@@ -121,7 +128,7 @@ class SearchState:
 
     def next_spec(self) -> TrialSpec | None:
         """The next trial to start, or None while the running ones must finish first."""
-        if not self.queue and self.phase == SEARCH and self._asked() < self.search.suggestions:
+        if not self.queue and self.phase == SEARCH and self._may_ask():
             self._suggest()
         if not self.queue and not self.running():
             self._advance()
@@ -162,6 +169,14 @@ class SearchState:
         return any(trial.status == RUNNING for trial in self.trials.values())
 
     # -- the search phase ---------------------------------------------------------------------
+    def _may_ask(self) -> bool:
+        if self._asked() >= self.search.suggestions:
+            return False
+        if self.started_at is None:
+            self.started_at = self.clock()
+        limit = self.search.search_seconds
+        return limit is None or self.clock() - self.started_at < limit
+
     def _asked(self) -> int:
         return sum(s.id != INCUMBENT and s.status != "invalid" for s in self.suggestions.values())
 
@@ -236,6 +251,16 @@ class SearchState:
         if suggestion.status == "stopped":
             milestone = float(np.mean(suggestion.stop["returns"]))
             self.suggester.tell(suggestion.number, "stopped", milestone)
+            return
+        short = [t for t in trials if t.status == FINISHED and not _reached(t, self.env_steps)]
+        if short:  # stopped by the budget's wall-time cap: worse than any complete suggestion
+            suggestion.status = "too slow"
+            suggestion.reason = (
+                f"{len(short)} of its trials did not reach {self.env_steps:,} env steps within "
+                f"the budget's {self.max_trial_s or 0:.0f} s per trial"
+            )
+            last = float(np.nanmean([t.curve[-1][2] for t in short]))
+            self.suggester.tell(suggestion.number, "stopped", last)
             return
         scores = [t.score(self.env_steps) for t in trials]
         if len(trials) < self.seeds or any(math.isnan(score) for score in scores):
