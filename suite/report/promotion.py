@@ -1,5 +1,9 @@
-"""``python -m suite.report RUN --promote [NAME]``: write a run's decided N and K into the config
-library as a promoted tuned config, carrying its evidence. An inconclusive verdict is refused."""
+"""What a run decided, as a promotion: ``python -m suite.report RUN --promote [NAME]``.
+
+The run's verdict names the cell; this module reads that cell's trial spec and the run's
+evidence from the store and hands them to the config library (``suite.configs.promote``). An
+inconclusive verdict is refused.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from suite.configs.layers import ITERATION_SIZING_KEYS
-from suite.configs.promoted import PromotedConfig, promoted_dir, write_promoted
-from suite.configs.registry import TUNED_CONFIGS
+from suite.configs.promote import promote
 from suite.report import analysis
 from suite.report.build import prepared_trials
 from suite.report.verdict import INCONCLUSIVE, Verdict
@@ -23,7 +25,7 @@ class PromoteError(ValueError):
     """The run's verdict cannot be promoted; the message says why."""
 
 
-def promote(results_dir: str | Path, name: str | None = None) -> Path:
+def promote_run(results_dir: str | Path, name: str | None = None) -> Path:
     run = load_run(results_dir)
     trials = prepared_trials(run)
     if trials["env"].nunique() != 1:
@@ -33,16 +35,14 @@ def promote(results_dir: str | Path, name: str | None = None) -> Path:
         why = "; ".join(found.reasons) or found.summary
         raise PromoteError(f"refusing to promote an inconclusive verdict ({found.summary} {why})")
     cell = _cell_trials(trials, keys[found.best[0]])
-    spec = _trial_spec(run, cell)
-    promoted = PromotedConfig(
-        name=name or f"{spec['config_name']}_{run.sweep}",
-        base=spec["config_name"],
+    return promote(
+        _trial_spec(run, cell),
         env=str(cell["env"].iloc[0]),
-        settings=_settings(spec),
+        sweep=run.sweep,
         expected=_expected(found, trials),
         evidence=_evidence(run, found, trials),
+        name=name,
     )
-    return write_promoted(promoted, promoted_dir(), {t.name for t in TUNED_CONFIGS})
 
 
 def _cell_trials(trials: pd.DataFrame, key: tuple) -> pd.DataFrame:
@@ -59,14 +59,6 @@ def _trial_spec(run: RunData, cell: pd.DataFrame) -> dict:
     if not spec:
         raise PromoteError(f"{path} holds no trial spec, so the cell's settings are unknown")
     return spec
-
-
-def _settings(spec: dict) -> dict:
-    """The cell's axes and the run's settings, without the seed and the iteration sizing (both
-    belong to a run, not to a config)."""
-    axes = {key: value for key, value in spec["axes"].items() if key != "seed"}
-    overrides = {k: v for k, v in spec["overrides"].items() if k not in ITERATION_SIZING_KEYS}
-    return axes | overrides
 
 
 def _expected(found: Verdict, trials: pd.DataFrame) -> str:
