@@ -16,7 +16,7 @@ def halfcheetah() -> APPOConfig:
     32 envs per env runner; here the learner runs on CPU unless a sweep sets num_gpus_per_learner.
     Not yet measured by us. Needs ``pip install -e ".[mujoco]"``.
     broadcast_interval=1 (RLlib's default, as the script leaves it): at K=20 drops depend on the
-    rates; at K=1 the buffer could never drop (suite/aggregation.py).
+    rates; at K=1 the buffer could never drop (suite/rllib_buffer.py).
     """
     return (
         continuous_control()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ray import tune
 
-from suite.collect.deadlock_guard import guard_enabled
+from suite.rllib_buffer import guard_enabled
 from suite.store import schema
 from suite.store.files import read_parquet, write_json
 from suite.store.tables import RunTables
