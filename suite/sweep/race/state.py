@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from suite.report.budget import read_at_budget
+from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import Elimination, eliminate
 from suite.store.schema import FINISHED
 from suite.sweep.order import shuffled
@@ -45,7 +45,8 @@ class RaceTrial:
         """Return at the rung's env steps, read like the report reads it (``read_at_budget``)."""
         if self.status != FINISHED or not self.curve:
             return math.nan
-        return read_at_budget(np.asarray(self.curve, float), self.env_steps, math.inf)[1]
+        curve = np.asarray(self.curve, float)
+        return read_at_budget(curve, self.env_steps, math.inf).return_at_budget
 
 
 @dataclass
