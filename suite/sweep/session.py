@@ -18,15 +18,9 @@ from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.logs import route_library_logs
 from suite.sweep.plan import check_schedulable
+from suite.sweep.run_record import finish
 from suite.sweep.rundir import find_run_dir, new_run_dir
-from suite.sweep.runner import (
-    RunOptions,
-    consolidate_from_disk,
-    finish,
-    plan_for,
-    resume,
-    start,
-)
+from suite.sweep.runner import RunOptions, consolidate_from_disk, plan_for, resume, start
 from suite.sweep.spec import Sweep
 from suite.sweep.tables import print_drop_warnings, print_plan
 
