@@ -10,9 +10,14 @@ from suite.report.formatting import describe_cell, fmt, plural
 from suite.report.normalize import Normalization, normalization
 from suite.report.verdict import CellScores, Context, judge
 from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
+from suite.store.schema import TrialStatus
 
 AXES = [axis for axis in analysis.CELL if axis != "env"]
-STATUS_WHY = {"ERROR": "failed", "STALLED": "stalled", "RUNNING": "did not finish"}
+STATUS_WHY = {
+    TrialStatus.ERROR: "failed",
+    TrialStatus.STALLED: "stalled",
+    TrialStatus.RUNNING: "did not finish",
+}
 
 
 def varies(trials: pd.DataFrame, columns: list[str]) -> bool:

@@ -17,6 +17,7 @@ from pathlib import Path
 from suite.rllib_buffer import guard_enabled
 from suite.store import schema
 from suite.store.files import read_parquet, write_json
+from suite.store.schema import ENDED, TrialStatus
 from suite.sweep import metadata
 from suite.sweep.plan import Plan
 
@@ -105,9 +106,6 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     return run_meta
 
 
-ENDED = ("TERMINATED", "ERROR", "STALLED")
-
-
 def _race_finished(run_dir: Path) -> bool:
     path = run_dir / schema.RACE_FILE
     return path.exists() and bool(json.loads(path.read_text()).get("finished"))
@@ -119,7 +117,7 @@ def trial_counts(statuses, planned: int) -> dict[str, int]:
     counts = {str(status): int(count) for status, count in statuses.value_counts().items()}
     never_started = planned - len(statuses)
     if never_started > 0:
-        counts["PENDING"] = counts.get("PENDING", 0) + never_started
+        counts[TrialStatus.PENDING] = counts.get(TrialStatus.PENDING, 0) + never_started
     return counts
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from suite.humanize import duration
-from suite.store.schema import RUN_METADATA_FILE
+from suite.store.schema import FAILED, RUN_METADATA_FILE
 from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.logs import route_library_logs
@@ -98,7 +98,7 @@ def _conclude(
         return EXIT_INTERRUPTED
     report = _report(run_dir, options, console) if options.report else None
     _print_next_steps(run_dir, options, report, console)
-    failed = counts.get("ERROR", 0) + counts.get("STALLED", 0)
+    failed = sum(counts.get(status, 0) for status in FAILED)
     return 1 if failed and failed == sum(counts.values()) else 0
 
 

@@ -18,6 +18,7 @@ from suite.collect.rows import iteration_row, learner_rows
 from suite.configs.resolve import to_serializable
 from suite.store import schema
 from suite.store.files import write_json
+from suite.store.schema import TrialStatus
 from suite.store.tables import RunTables
 from suite.sweep.sinks.identity import identify
 
@@ -63,7 +64,7 @@ class StoreWriter(Callback):
 
     def on_trial_start(self, iteration, trials, trial, **info) -> None:
         self._register(trial)
-        self.tables.status[trial.trial_id] = ("RUNNING", "")
+        self.tables.status[trial.trial_id] = (TrialStatus.RUNNING, "")
         self._write_timing(trial, "started_at")
         self.tables.write_trials()
 
@@ -71,14 +72,14 @@ class StoreWriter(Callback):
         trial_id = self._register(trial)
         row = iteration_row(result, self.tables.axes[trial_id])
         self.tables.add_rows(trial_id, [row], learner_rows(result, trial_id))
-        self.tables.status[trial_id] = ("RUNNING", "")
+        self.tables.status[trial_id] = (TrialStatus.RUNNING, "")
         if "suite_node" in result:
             self._record_node(trial, result["suite_node"])
         self.tables.write_parts(trial_id)
         self.tables.write_trials()
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
-        self._finish(trial, "TERMINATED", "")
+        self._finish(trial, TrialStatus.FINISHED, "")
 
     def on_trial_recover(self, iteration, trials, trial, **info) -> None:
         self._count_stalls(trial.trial_id)  # a stalled attempt that Tune retries
@@ -87,9 +88,9 @@ class StoreWriter(Callback):
         self._count_stalls(trial.trial_id)
         stalled = self._stall_reason(trial.trial_id)
         if stalled:
-            self._finish(trial, "STALLED", stalled)
+            self._finish(trial, TrialStatus.STALLED, stalled)
         else:
-            self._finish(trial, "ERROR", error_text(trial))
+            self._finish(trial, TrialStatus.ERROR, error_text(trial))
 
     def on_experiment_end(self, trials, **info) -> None:
         self.consolidate()
@@ -107,7 +108,7 @@ class StoreWriter(Callback):
             self.tables.register(found.axes, found.threshold, spec, resolved)
         return trial_id
 
-    def _finish(self, trial: Any, status: str, error: str) -> None:
+    def _finish(self, trial: Any, status: TrialStatus, error: str) -> None:
         trial_id = self._register(trial)
         self.tables.status[trial_id] = (status, error)
         self._write_timing(trial, "ended_at")
