@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ray.tune import Callback
 from rich.console import Console, Group
@@ -17,6 +16,7 @@ from suite.collect import rows
 from suite.humanize import duration, fmt
 from suite.store.schema import ENDED, TrialStatus
 from suite.sweep.sinks.identity import identify
+from suite.sweep.sinks.trial_error import error_text
 
 
 @dataclass
@@ -202,7 +202,7 @@ class ProgressView(Callback):
         line.status = TrialStatus.STALLED if stalled else TrialStatus.ERROR
         self._refresh()
         where = getattr(trial, "error_file", None) or "its Tune folder"
-        what = f"stalled: {stalled}" if stalled else f"failed: {_last_line(where)}"
+        what = f"stalled: {stalled}" if stalled else f"failed: {error_text(trial)}"
         self._print(f"Trial {line.label} {what} (full text: {where})")
 
     def on_experiment_end(self, trials, **info) -> None:
@@ -216,14 +216,6 @@ class ProgressView(Callback):
             self._live = None
         elif self._console is not None:
             self._print(self.progress.plain_line())
-
-
-def _last_line(path: str) -> str:
-    try:
-        lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
-    except OSError:
-        return "see its error file"
-    return lines[-1][:300] if lines else "see its error file"
 
 
 def _label(trial) -> str:

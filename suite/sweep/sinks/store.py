@@ -21,18 +21,7 @@ from suite.store.files import write_json
 from suite.store.schema import TrialStatus
 from suite.store.tables import RunTables
 from suite.sweep.sinks.identity import identify
-
-ERROR_TEXT_CHARS = 500
-
-
-def error_text(trial: Any) -> str:
-    """The last line of a failed trial's error file, or where to look when there is none."""
-    path = getattr(trial, "error_file", None)
-    if path and Path(path).exists():
-        lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
-        if lines:
-            return lines[-1][:ERROR_TEXT_CHARS]
-    return "trial failed; see its Tune logs"
+from suite.sweep.sinks.trial_error import error_text
 
 
 def _never_stalled(trial_id: str) -> None:
