@@ -28,7 +28,7 @@ def test_every_config_documents_env_expectation_hardware_and_source(name):
     tuned = get_config(name)
     doc = tuned.build.__doc__ or ""
     assert tuned.env in doc or tuned.env.removeprefix("ALE/") in doc
-    assert "Expect" in doc
+    assert "Expect" in doc and "Hardware" in doc
     assert tuned.source and tuned.expected
 
 

@@ -15,6 +15,8 @@ import pytest
 
 from suite.store import schema
 
+pytestmark = [pytest.mark.train]  # the module's fixture trains a raced sweep
+
 RACE_SWEEP = """
 from suite.sweep.race.schedule import Race, Rung
 from suite.sweep.spec import Budget, Sweep

@@ -63,6 +63,8 @@ def pong_rllib() -> APPOConfig:
     wrapper stack with frame stacking in the connectors, 2 envs per env runner and 2 aggregator
     actors per learner, as that script sets them, on APPO's default 2 env runners and 1 remote
     learner. Expect: return 20 within 10M env steps (that script's stop criterion).
+    Hardware: 6 CPUs and no GPU as written (main process, 2 env runners: 1 CPU each; the remote
+    learner and its 2 aggregator actors: 3); not yet run by us at that scale.
     broadcast_interval=5, that script's: at its K=2 drops depend on the rates
     (suite/rllib_buffer.py).
     """

@@ -80,9 +80,10 @@ def cartpole_rllib() -> APPOConfig:
 
     The baseline the suite's ``cartpole`` config is benchmarked against: APPO defaults (2 env
     runners, 1 remote learner, N=8) plus K=2, vf_loss_coeff 0.05, entropy 0, shared layers.
-    Expect: return 450 within 2M env steps (that script's stop criterion). Needs 4 CPUs as written
-    (main process, 2 env runners, 1 learner); the benchmark declares them to Ray on a 2-core
-    machine, so its wall times there include that oversubscription.
+    Expect: return 450 within 2M env steps (that script's stop criterion).
+    Hardware: 4 CPUs and no GPU as written (main process, 2 env runners, 1 remote learner: 1 CPU
+    each); the benchmark declares them to Ray on a 2-core machine, so its wall times there
+    include that oversubscription.
     broadcast_interval=1 (RLlib's default, as the script leaves it): with K=2 drops depend on the
     rates; at K=1 the buffer could never drop (suite/rllib_buffer.py).
     """
