@@ -165,16 +165,25 @@ def test_every_unit_of_suite_has_its_place_in_the_direction():
     assert all(targets <= set(ALLOWED) for targets in ALLOWED.values())
 
 
-def test_the_direction_check_finds_a_backward_import(tmp_path):
+def toy_suite(tmp_path: Path, bodies: dict[str, str]) -> Path:
+    """A suite/ tree with one ``module.py`` per package, holding its body."""
     root = tmp_path / "suite"
-    for package, body in {
-        "store": "def later():\n    from suite.report.budget import read_at_budget\n",
-        "report": "from suite.stats.metrics import mean\n",
-        "sweep": "import suite.report.build\n",
-    }.items():
+    for package, body in bodies.items():
         (root / package).mkdir(parents=True)
         (root / package / "__init__.py").write_text("")
         (root / package / "module.py").write_text(body)
+    return root
+
+
+def test_the_direction_check_finds_a_backward_import(tmp_path):
+    root = toy_suite(
+        tmp_path,
+        {
+            "store": "def later():\n    from suite.report.budget import read_at_budget\n",
+            "report": "from suite.stats.metrics import mean\n",
+            "sweep": "import suite.report.build\n",
+        },
+    )
     (root / "sweep" / "session.py").write_text("import suite.report.build\n")
     assert find_cycle(package_graph(root)) is None  # no cycle, and yet two arrows run backwards
     assert backward_imports(
@@ -206,15 +215,14 @@ def test_the_module_check_finds_a_cycle_inside_one_package(tmp_path):
 
 
 def test_the_check_finds_a_cycle_made_by_a_deferred_import(tmp_path):
-    root = tmp_path / "suite"
-    for package, body in {
-        "store": "from suite.configs.axes import AXES\n",
-        "configs": "def later():\n    from suite.sweep import spec\n",
-        "sweep": "import suite.store.schema\n",
-    }.items():
-        (root / package).mkdir(parents=True)
-        (root / package / "__init__.py").write_text("")
-        (root / package / "module.py").write_text(body)
+    root = toy_suite(
+        tmp_path,
+        {
+            "store": "from suite.configs.axes import AXES\n",
+            "configs": "def later():\n    from suite.sweep import spec\n",
+            "sweep": "import suite.store.schema\n",
+        },
+    )
     cycle = find_cycle(package_graph(root))
     assert cycle == ["configs", "sweep", "store", "configs"]
     assert "suite/configs/module.py" in describe(cycle, package_graph(root))
