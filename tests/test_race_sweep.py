@@ -15,7 +15,8 @@ import pytest
 
 from suite.store import schema
 
-pytestmark = [pytest.mark.train]  # the module's fixture trains a raced sweep
+# The module's fixture trains a raced sweep: the first test's limit covers it.
+pytestmark = [pytest.mark.train, pytest.mark.timeout(330)]
 
 RACE_SWEEP = """
 from suite.sweep.race.schedule import Race, Rung
