@@ -1,10 +1,12 @@
-"""Developer sessions: nox -s tests | lint | bench, and nox -s sweep -- NAME [options]."""
+"""Developer sessions: nox -s unit | tests | lint | bench, and nox -s sweep -- NAME [options]."""
 
 import nox
 
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 PYTHON = "3.11"
+# The tests that neither train, start Ray nor drive a browser (the markers are in pyproject.toml).
+UNIT = "not train and not cluster and not browser"
 
 
 @nox.session(python=PYTHON)
@@ -12,6 +14,13 @@ def tests(session: nox.Session) -> None:
     """The test suite (real training, a loopback Ray cluster, headless Chromium)."""
     session.install("-e", ".[dev]")
     session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def unit(session: nox.Session) -> None:
+    """The developer's loop: every test that neither trains, starts Ray nor drives a browser."""
+    session.install("-e", ".[dev]")
+    session.run("python", "-m", "pytest", "-m", UNIT, *session.posargs)
 
 
 @nox.session(python=PYTHON)

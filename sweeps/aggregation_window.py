@@ -1,4 +1,4 @@
-"""Does the aggregation window decide drops as suite/aggregation.py says, and does the buffer
+"""Does the aggregation window decide drops as suite/rllib_buffer.py says, and does the buffer
 model predict them?
 
 CartPole with a slowed learner: every update takes 60 passes over its 200-step batch

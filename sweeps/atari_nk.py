@@ -1,7 +1,7 @@
 """Which N and K for Atari? IMPACT's discrete games x N x K x seeds.
 
 broadcast_interval is 20, above the largest N (16). In RLlib 2.60 every broadcast_interval-th
-learner update() waits for that many learner updates (suite/aggregation.py), so with K=1 the
+learner update() waits for that many learner updates (suite/rllib_buffer.py), so with K=1 the
 buffer can only drop when broadcast_interval > N: at the Atari configs' own 5 (from RLlib's
 pong_appo.py), N=8 and N=16 could never drop at K=1 and N would not mean what it means in
 IMPACT, whose learner pulls batches asynchronously. The cost of 20: weights reach the env runner

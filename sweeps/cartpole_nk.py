@@ -1,7 +1,7 @@
 """Which N and K for CartPole? The atari_nk question at a size a laptop answers.
 
 broadcast_interval is 20, above the largest N (16). In RLlib 2.60 every broadcast_interval-th
-learner update() waits for that many learner updates (suite/aggregation.py), so with K=1 the
+learner update() waits for that many learner updates (suite/rllib_buffer.py), so with K=1 the
 buffer can only drop when broadcast_interval > N. At the tuned config's own setting, RLlib's
 default broadcast_interval=1, sampling and learning run in lock-step at K=1 and N changes
 nothing; 20 lets N matter in every cell, at the cost of weights reaching the env runner only

@@ -2,7 +2,7 @@
 
 broadcast_interval stays at RLlib's default 1 (the configs' own). In RLlib 2.60 every
 broadcast_interval-th learner update() waits for that many learner updates
-(suite/aggregation.py): at K=1 that is lock-step, the buffer never drops and N changes nothing,
+(suite/rllib_buffer.py): at K=1 that is lock-step, the buffer never drops and N changes nothing,
 so the K=1 cells are the no-reuse reference only. The question here is K: at K > 1 updates on
 reused batches release the wait, drops depend on the rates and N matters.
 """

@@ -23,6 +23,24 @@ def pytest_unconfigure(config):
     kill_started_sweeps()
 
 
+STARTS_RAY = ("train", "cluster")
+
+
+@pytest.fixture(autouse=True)
+def _starting_ray_needs_its_marker(request, monkeypatch):
+    """A test without the train or cluster marker fails if it calls ``ray.init`` in this process,
+    so ``nox -s unit`` (``-m "not train and not cluster and not browser"``) never starts Ray.
+    (Ray started by a subprocess is not seen here: such tests name their marker themselves.)"""
+    if any(request.node.get_closest_marker(name) for name in STARTS_RAY):
+        return
+    import ray
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} starts Ray: mark it train or cluster")
+
+    monkeypatch.setattr(ray, "init", refuse)
+
+
 @pytest.fixture(scope="session")
 def ray_session():
     """A 2-CPU local Ray for the whole session; started on first use, shut down at the end."""

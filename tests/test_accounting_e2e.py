@@ -15,7 +15,7 @@ from ray.rllib.algorithms.appo import APPOConfig
 from suite.collect.accounting import is_train_item
 from suite.collect.callback import LEARNER_ATTRIBUTE, BufferAccountingCallback
 
-pytestmark = [pytest.mark.train, pytest.mark.usefixtures("ray_session")]
+pytestmark = [pytest.mark.train, pytest.mark.timeout(60), pytest.mark.usefixtures("ray_session")]
 
 
 def cartpole(n: int, k: int, *, seconds_per_iteration: float = 1.0) -> APPOConfig:

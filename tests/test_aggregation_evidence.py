@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from suite.aggregation import drop_rule
 from suite.report import analysis, buffer_model
 from suite.report.buffer_section import steady_cells
+from suite.rllib_buffer import drop_rule
 from suite.store.reader import load_run
 
 EXAMPLE = Path(__file__).parent.parent / "results" / "example-aggregation_window-smoke"

@@ -3,9 +3,9 @@
 import pandas as pd
 import pytest
 
-from suite.aggregation import drop_rule, n_cannot_matter
 from suite.report.verdict_section import drop_notes
 from suite.report.window import aggregation_section
+from suite.rllib_buffer import drop_rule, n_cannot_matter
 
 
 @pytest.mark.parametrize(

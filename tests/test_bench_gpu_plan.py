@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+pytestmark = [pytest.mark.cluster]  # starts a Ray head (declared GPUs; nothing trains)
+
 HOST_CLUSTER = textwrap.dedent("""
     import sys, ray
     ray.init(address="local", num_cpus=8, num_gpus=4, include_dashboard=False)

@@ -5,15 +5,8 @@ import pandas as pd
 import pytest
 from ray.rllib.algorithms.appo.utils import CircularBuffer
 
-from suite.aggregation import drop_rule
-from suite.report.buffer_model import (
-    cell_advice,
-    drive,
-    model_error,
-    predict_grid,
-    production_rate,
-    simulate_buffer,
-)
+from suite.report.buffer_model import cell_advice, model_error, predict_grid
+from suite.rllib_buffer import drive, drop_rule, production_rate, simulate_buffer
 
 
 class Batch:

@@ -10,7 +10,7 @@ from sweep_process import run_dirs, start_sweep
 
 from suite.store.reader import load_run
 
-pytestmark = [pytest.mark.train, pytest.mark.cluster]
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(180)]
 
 # The smallest sweep (2 tiny CartPole trials), its injected crash switched off.
 NO_CRASH = {"crash_after_steps": 300, "crash_seeds": []}

@@ -28,7 +28,7 @@ def test_every_config_documents_env_expectation_hardware_and_source(name):
     tuned = get_config(name)
     doc = tuned.build.__doc__ or ""
     assert tuned.env in doc or tuned.env.removeprefix("ALE/") in doc
-    assert "Expect" in doc
+    assert "Expect" in doc and "Hardware" in doc
     assert tuned.source and tuned.expected
 
 
@@ -157,3 +157,23 @@ def test_a_promoted_config_builds_its_base_with_its_settings(tmp_path, monkeypat
     assert built.lr == get_config("pendulum").build().lr
     with pytest.raises(ConfigError, match="unknown config key 'nn'"):
         get_config("pendulum_bad").build()
+
+
+def test_promote_writes_a_decided_cell_without_the_runs_seed_and_sizing(tmp_path, monkeypatch):
+    from suite.configs.promote import promote
+
+    monkeypatch.setenv("SUITE_PROMOTED_DIR", str(tmp_path))
+    spec = {
+        "config_name": "pendulum",
+        "axes": {"n": 16, "k": 10, "seed": 3},
+        "overrides": {"lr": 1e-4, "min_sample_timesteps_per_iteration": 5000},
+    }
+    evidence = {"verdict": "leaning", "held_out_seeds": [7, 8]}
+    path = promote(spec, env="Pendulum-v1", sweep="search", expected="x", evidence=evidence)
+    assert path == tmp_path / "pendulum_search.json"
+    record = json.loads(path.read_text())
+    assert record["settings"] == {"n": 16, "k": 10, "lr": 1e-4}
+    assert record["evidence"] == evidence and record["base"] == "pendulum"
+    assert get_config("pendulum_search").build().circular_buffer_iterations_per_batch == 10
+    with pytest.raises(ValueError, match="tuned config of the library"):
+        promote(spec, env="Pendulum-v1", sweep="x", expected="", evidence={}, name="pendulum")

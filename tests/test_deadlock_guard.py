@@ -118,6 +118,7 @@ def wait_for_hang(thread: threading.Thread, accountant) -> float:
 
 
 @pytest.mark.train
+@pytest.mark.timeout(60)
 @pytest.mark.usefixtures("ray_session")
 def test_bare_rllib_hangs_on_a_dropped_batch():
     algo = held_trial(guard=False)
@@ -147,6 +148,7 @@ def guard_released(result: dict) -> bool:
 
 
 @pytest.mark.train
+@pytest.mark.timeout(60)
 @pytest.mark.usefixtures("ray_session")
 def test_guard_ends_the_deadlock_and_keeps_the_counts_exact():
     algo = held_trial(guard=True)

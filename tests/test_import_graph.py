@@ -1,4 +1,27 @@
-"""No import cycles between suite's packages, nor between its modules: the pipeline reads one way.
+"""Suite's packages import one way, along the pipeline, and without cycles.
+
+The pipeline is configs -> sweep -> collect -> store -> stats -> report / dashboards: a sweep
+expands configs into trials, their callbacks collect what RLlib trains on into store rows, and
+the report and the W&B dashboards read the store back, with stats' estimators. Imports follow it
+two ways:
+
+- A stage imports the later stages it drives or hands data to: sweep runs trials whose collect
+  callbacks it passes to Tune and writes run.json and the tables (sweep -> collect, store), and
+  logs live to W&B (sweep -> dashboards); collect writes store rows (collect -> store).
+- Every stage may read the libraries under it: configs (the tuned configs and the axes, which
+  the store's columns and the report's cells are named by), stats (pure estimators on arrays;
+  the store's trial summary takes an IQM) and the foundation modules below.
+
+Nothing imports a stage before it: report and dashboards read the store, never sweep or collect,
+so a report can be rebuilt from a results folder alone; sweep is imported by bench only. Where the
+top-level modules sit (``ALLOWED``): ``humanize`` (number and duration text), ``argtypes``
+(argparse types and exit codes) and ``rllib_buffer`` (RLlib 2.60's buffer behaviour: the drop
+rule, the deadlock guard's constants, the simulator) are pure, import nothing of suite, and any
+package may use them; ``ray_internals`` (Ray's private names) is for the packages that talk to
+Ray (configs, collect, sweep), never report, store, stats or dashboards; ``faults`` injects
+faults into trials (tests), beside collect. ``bench`` measures everything and may import anything.
+One module crosses to the end of the pipeline on purpose (``ENDS_THE_PIPELINE``): the sweep
+command builds its run's report when the run ends.
 
 Every ``import`` in ``suite/`` counts, deferred ones inside functions too (a deferred import is
 still a dependency; it only hides the cycle from Python).
@@ -13,6 +36,26 @@ from collections import defaultdict
 from pathlib import Path
 
 SUITE = Path(__file__).resolve().parents[1] / "suite"
+
+FOUNDATION = {"humanize", "argtypes", "rllib_buffer"}
+LIBRARIES = {"configs", "stats", *FOUNDATION}
+# unit -> the units it may import (the direction of the pipeline, in the module docstring).
+ALLOWED: dict[str, set[str]] = {
+    "bench": {"sweep", "collect", "store", "report", "dashboards", "ray_internals", *LIBRARIES},
+    "sweep": {"collect", "store", "dashboards", "ray_internals", *LIBRARIES},
+    "collect": {"store", "ray_internals", *LIBRARIES},
+    "faults": {"ray_internals", *FOUNDATION},
+    "report": {"store", *LIBRARIES},
+    "dashboards": {"store", *LIBRARIES},
+    "store": LIBRARIES,
+    "configs": {"ray_internals", *FOUNDATION},
+    "stats": set(),
+    "ray_internals": set(),
+    **{module: set() for module in FOUNDATION},
+}
+# file -> units it may import beyond its package's: the sweep command ends by building the run's
+# report (and its W&B summary), the one place the pipeline is run to its end.
+ENDS_THE_PIPELINE: dict[str, set[str]] = {"suite/sweep/session.py": {"report"}}
 
 
 def unit_of(module: str) -> str | None:
@@ -78,6 +121,23 @@ def find_cycle(graph: dict[str, dict[str, set[str]]]) -> list[str] | None:
     return None
 
 
+def backward_imports(graph, allowed=ALLOWED, exceptions=ENDS_THE_PIPELINE) -> list[str]:
+    """Each import ``graph`` holds that ``allowed`` does not, as "unit -> unit (files)"."""
+    found = []
+    for source, targets in sorted(graph.items()):
+        for target, files in sorted(targets.items()):
+            if target in allowed.get(source, set()):
+                continue
+            against = sorted(f for f in files if target not in exceptions.get(f, set()))
+            if against:
+                found.append(f"{source} -> {target} ({', '.join(against)})")
+    return found
+
+
+def units(root: Path = SUITE) -> set[str]:
+    return {unit_of(module_name(path, root)) for path in root.rglob("*.py")} - {None}
+
+
 def describe(cycle: list[str], graph) -> str:
     edges = [f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a, b in itertools.pairwise(cycle)]
     return "import cycle between suite's packages: " + "; ".join(edges)
@@ -90,6 +150,48 @@ def test_no_import_cycle_between_suite_packages():
     }
     cycle = find_cycle(graph)
     assert cycle is None, describe(cycle, graph)
+
+
+def test_suite_packages_import_along_the_pipeline_only():
+    backward = backward_imports(package_graph())
+    assert not backward, "imports against the pipeline (tests/test_import_graph.py):\n" + (
+        "\n".join(backward)
+    )
+
+
+def test_every_unit_of_suite_has_its_place_in_the_direction():
+    assert units() - set(ALLOWED) == set(), "add the new package or module to ALLOWED"
+    assert find_cycle(ALLOWED) is None, "ALLOWED must be a direction, not a cycle"
+    assert all(targets <= set(ALLOWED) for targets in ALLOWED.values())
+
+
+def toy_suite(tmp_path: Path, bodies: dict[str, str]) -> Path:
+    """A suite/ tree with one ``module.py`` per package, holding its body."""
+    root = tmp_path / "suite"
+    for package, body in bodies.items():
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text("")
+        (root / package / "module.py").write_text(body)
+    return root
+
+
+def test_the_direction_check_finds_a_backward_import(tmp_path):
+    root = toy_suite(
+        tmp_path,
+        {
+            "store": "def later():\n    from suite.report.budget import read_at_budget\n",
+            "report": "from suite.stats.metrics import mean\n",
+            "sweep": "import suite.report.build\n",
+        },
+    )
+    (root / "sweep" / "session.py").write_text("import suite.report.build\n")
+    assert find_cycle(package_graph(root)) is None  # no cycle, and yet two arrows run backwards
+    assert backward_imports(
+        package_graph(root), exceptions={"suite/sweep/session.py": {"report"}}
+    ) == [
+        "store -> report (suite/store/module.py)",
+        "sweep -> report (suite/sweep/module.py)",
+    ]
 
 
 def test_no_import_cycle_between_suite_modules():
@@ -113,15 +215,14 @@ def test_the_module_check_finds_a_cycle_inside_one_package(tmp_path):
 
 
 def test_the_check_finds_a_cycle_made_by_a_deferred_import(tmp_path):
-    root = tmp_path / "suite"
-    for package, body in {
-        "store": "from suite.configs.axes import AXES\n",
-        "configs": "def later():\n    from suite.sweep import spec\n",
-        "sweep": "import suite.store.schema\n",
-    }.items():
-        (root / package).mkdir(parents=True)
-        (root / package / "__init__.py").write_text("")
-        (root / package / "module.py").write_text(body)
+    root = toy_suite(
+        tmp_path,
+        {
+            "store": "from suite.configs.axes import AXES\n",
+            "configs": "def later():\n    from suite.sweep import spec\n",
+            "sweep": "import suite.store.schema\n",
+        },
+    )
     cycle = find_cycle(package_graph(root))
     assert cycle == ["configs", "sweep", "store", "configs"]
     assert "suite/configs/module.py" in describe(cycle, package_graph(root))

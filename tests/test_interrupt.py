@@ -15,7 +15,7 @@ from suite.report.build import default_report_path
 from suite.store import schema
 from suite.store.reader import load_run
 
-pytestmark = [pytest.mark.train, pytest.mark.cluster]
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(240)]
 
 RESUME_PREFIX = "python -m suite.sweep "
 

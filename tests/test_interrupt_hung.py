@@ -14,7 +14,7 @@ from sweep_process import run_dirs, start_sweep, wait_until
 
 from suite.store import schema
 
-pytestmark = [pytest.mark.train]
+pytestmark = [pytest.mark.train, pytest.mark.timeout(150)]
 
 RETURN_WITHIN_S = 30.0
 

@@ -10,7 +10,7 @@ from sweep_process import run_dirs, start_sweep
 from suite.store import schema
 from suite.store.reader import load_run
 
-pytestmark = [pytest.mark.train, pytest.mark.cluster]
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(180)]
 
 
 def test_smoke_sweep_runs_trials_on_both_nodes(ray_cluster, tmp_path):

@@ -14,7 +14,7 @@ from test_race_sweep import RACE_SWEEP
 
 from suite.store import schema
 
-pytestmark = [pytest.mark.train, pytest.mark.cluster]
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(250)]
 KILL_AFTER_DECISION_S = 3  # longer than the runner's 1 s experiment-state period
 
 

@@ -15,6 +15,9 @@ import pytest
 
 from suite.store import schema
 
+# The module's fixture trains a raced sweep: the first test's limit covers it.
+pytestmark = [pytest.mark.train, pytest.mark.timeout(330)]
+
 RACE_SWEEP = """
 from suite.sweep.race.schedule import Race, Rung
 from suite.sweep.spec import Budget, Sweep
@@ -129,9 +132,9 @@ def test_promote_writes_a_leaning_winner_with_its_evidence(raced_run, tmp_path, 
     monkeypatch.setenv("SUITE_PROMOTED_DIR", str(promoted_dir))
 
     from suite.configs.registry import get_config
-    from suite.report.promote import promote
+    from suite.report.promotion import promote_run
 
-    path = promote(lifted, "cartpole_raced")
+    path = promote_run(lifted, "cartpole_raced")
     record = json.loads(path.read_text())
     assert record["base"] == "cartpole" and record["settings"]["k"] == 2
     assert "min_sample_timesteps_per_iteration" not in record["settings"]  # a run's sizing

@@ -11,7 +11,7 @@ from sweep_process import SMOKE_ONE_AT_A_TIME, read_trials, run_dirs, start_swee
 
 from suite.store import schema
 
-pytestmark = [pytest.mark.train, pytest.mark.cluster]
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(240)]
 
 
 def _a_trial_done(results_root):

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from suite.store import schema
-from suite.sweep.runner import finish, trial_counts
+from suite.sweep.run_record import finish, trial_counts
 
 
 def test_trials_tune_never_started_count_as_pending():
@@ -45,3 +45,13 @@ def test_every_trial_ended_is_completed(tmp_path):
     _write_trials(tmp_path, ["TERMINATED", "ERROR"])
     meta = finish(tmp_path, _run_meta(planned=2))
     assert meta["status"] == "completed" and meta["trials"] == {"TERMINATED": 1, "ERROR": 1}
+
+
+def test_trial_statuses_are_written_as_tune_names_them():
+    from ray.tune.experiment.trial import Trial
+
+    status = schema.TrialStatus
+    tune_names = (Trial.PENDING, Trial.RUNNING, Trial.TERMINATED, Trial.ERROR)
+    assert tune_names == (status.PENDING, status.RUNNING, status.FINISHED, status.ERROR)
+    assert status.STALLED not in vars(Trial).values()  # the suite's own: the stall watchdog's
+    assert {"TERMINATED", "ERROR", "STALLED"} == schema.ENDED and "RUNNING" not in schema.ENDED

@@ -80,6 +80,7 @@ def test_stall_timeout_must_be_positive_seconds(value, capsys):
 
 
 @pytest.mark.train
+@pytest.mark.timeout(250)
 def test_a_hung_trial_is_stopped_retried_and_recorded_stalled(tmp_path):
     """seed 1's env blocks in step() after 300 steps; the sweep goes on and completes."""
     results = tmp_path / "results"

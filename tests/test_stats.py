@@ -115,3 +115,17 @@ def test_band_is_the_per_point_interval_from_one_resampling_of_the_runs():
         assert (found.low[point], found.high[point]) == pytest.approx((alone.low, alone.high))
     one_run = stratified_bootstrap_band(interquartile_mean, [runs[:, :1]])
     assert np.isnan(one_run.low).all() and list(one_run.point) == [1.0, 10.0]
+
+
+def test_a_curve_read_at_a_budget_on_hand_worked_numbers():
+    from suite.stats.at_budget import read_at_budget
+
+    curve = np.array([[0.0, 0.0, 0.0], [100.0, 10.0, 10.0], [200.0, 20.0, 20.0]])
+    read = read_at_budget(curve, 150.0, threshold=10.0)
+    assert read.return_at_budget == 15.0  # halfway between 10 and 20
+    assert read.auc_at_budget == (5.0 * 100 + 12.5 * 50) / 150  # trapezoids up to the budget
+    assert (read.env_steps_to_threshold_at_budget, read.seconds_to_threshold_at_budget) == (100, 10)
+    assert read.first_episode_env_steps == 0.0 and read.budget_env_steps == 150.0
+    short = read_at_budget(curve, 250.0, threshold=10.0)  # the curve ends before the budget
+    assert np.isnan(short.return_at_budget) and np.isnan(short.auc_at_budget)
+    assert np.isnan(read_at_budget(curve, 150.0, threshold=30.0).env_steps_to_threshold_at_budget)

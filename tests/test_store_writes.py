@@ -15,7 +15,8 @@ import pytest
 
 from suite.collect.rows import iteration_row, learner_rows
 from suite.store import schema
-from suite.sweep.sinks.store import ERROR_TEXT_CHARS, StoreWriter
+from suite.sweep.sinks.store import StoreWriter
+from suite.sweep.sinks.trial_error import ERROR_TEXT_CHARS, NO_ERROR_FILE
 from suite.sweep.spec import TRIAL_KEY, TrialSpec
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rllib_cartpole_result.json"
@@ -138,7 +139,7 @@ def test_a_failed_trial_keeps_the_last_line_of_its_error(tmp_path, recorded):
     trials = pd.read_parquet(tmp_path / "run" / schema.TRIALS_FILE).set_index("trial_id")
     assert trials.loc["failed", "status"] == "ERROR"
     assert trials.loc["failed", "error"] == "x" * ERROR_TEXT_CHARS
-    assert trials.loc["silent", "error"] == "trial failed; see its Tune logs"
+    assert trials.loc["silent", "error"] == NO_ERROR_FILE
 
 
 def test_a_stalled_trial_is_recorded_with_the_watchdogs_reason(tmp_path):
@@ -148,3 +149,12 @@ def test_a_stalled_trial_is_recorded_with_the_watchdogs_reason(tmp_path):
     writer.on_trial_error(0, [], tune_trial("stuck"))
     trial = pd.read_parquet(tmp_path / schema.TRIALS_FILE).iloc[0]
     assert (trial["status"], trial["error"]) == ("STALLED", "no result for 120 s")
+
+
+def test_an_unreadable_error_file_says_where_to_look(tmp_path):
+    from suite.sweep.sinks.trial_error import error_text
+
+    assert error_text(SimpleNamespace(error_file=str(tmp_path))) == NO_ERROR_FILE  # a folder
+    assert error_text(SimpleNamespace(error_file=None)) == NO_ERROR_FILE
+    (tmp_path / "error.txt").write_text("first\n  \nlast\n\n")
+    assert error_text(SimpleNamespace(error_file=str(tmp_path / "error.txt"))) == "last"

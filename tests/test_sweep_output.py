@@ -9,7 +9,7 @@ import re
 import pytest
 from sweep_process import run_dirs, start_sweep
 
-pytestmark = [pytest.mark.train]
+pytestmark = [pytest.mark.train, pytest.mark.timeout(250)]
 
 PROGRESS = re.compile(r"^\[\d\d:\d\d:\d\d\] cartpole_nk: running \d+, done \d+, failed \d+")
 LIBRARY_NOISE = re.compile(

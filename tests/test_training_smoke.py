@@ -11,7 +11,7 @@ from suite.collect.callback import BufferAccountingCallback
 from suite.configs.envs import AtariEnv
 from suite.configs.registry import get_config
 
-pytestmark = pytest.mark.train
+pytestmark = [pytest.mark.train, pytest.mark.timeout(180)]
 
 CARTPOLE_STEPS = 60_000
 CARTPOLE_MARGIN = 100.0  # the return must rise at least this much above the first measurement

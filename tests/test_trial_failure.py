@@ -13,7 +13,7 @@ from sweep_process import REPO, read_trials, run_dirs, start_sweep
 from suite.report.build import default_report_path
 from suite.store.reader import load_run
 
-pytestmark = [pytest.mark.train, pytest.mark.cluster]
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(180)]
 
 MAX_FAILURES = 1
 CRASH_SEED = 1

@@ -252,6 +252,7 @@ def run_tiny_appo_sweep(results_dir: Path, settings: WandbSettings):
 
 
 @pytest.mark.train
+@pytest.mark.timeout(120)
 @pytest.mark.usefixtures("ray_session")
 def test_real_appo_trials_log_schema_metrics_and_axes_offline(offline_wandb):
     results_dir = offline_wandb / "results" / "cartpole_nk" / "r1"

@@ -15,8 +15,8 @@ import numpy as np
 from suite.bench.summary import interleaved_rates, spread
 from suite.bench.tune_runs import run_bare, stop_at
 from suite.collect.callback import BufferAccountingCallback
-from suite.collect.deadlock_guard import SETTING
 from suite.configs.resolve import resolve
+from suite.rllib_buffer import DEADLOCK_GUARD_SETTING
 
 CONFIG = "cartpole"
 TARGET_RATIO = 0.99
@@ -24,7 +24,11 @@ ENV_STEPS_CAP = 10_000_000  # never reached: the time budget decides
 
 
 def _config(guard: bool):
-    settings = {"k": 1, "broadcast_interval": 1, "learner_config_dict": {SETTING: guard}}
+    settings = {
+        "k": 1,
+        "broadcast_interval": 1,
+        "learner_config_dict": {DEADLOCK_GUARD_SETTING: guard},
+    }
     return resolve(CONFIG, {"seed": 0}, settings).callbacks(BufferAccountingCallback)
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 from suite.configs.resolve import to_serializable
 from suite.store import schema
 from suite.store.files import write_json
+from suite.store.schema import TrialStatus
 from suite.store.tables import RunTables
 from suite.sweep.spec import TrialSpec
 
@@ -86,7 +87,7 @@ def _add_rows(tables: RunTables, iterations: pd.DataFrame, learners: pd.DataFram
         trial_learners = learners_of[trial_id].to_dict("records")
         tables.add_rows(trial_id, rows.to_dict("records"), trial_learners)
         tables.status[trial_id] = (
-            ("ERROR", FAILED_ERROR) if trial_id == failed else ("TERMINATED", "")
+            (TrialStatus.ERROR, FAILED_ERROR) if trial_id == failed else (TrialStatus.FINISHED, "")
         )
         tables.write_parts(trial_id)
 

@@ -23,10 +23,11 @@ import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from suite.collect.accounting import IterationHarvest, attach_accountant
-from suite.collect.deadlock_guard import guard_enabled, install_guard
+from suite.collect.deadlock_guard import install_guard
 from suite.collect.ledger import SNAPSHOT_KEYS, ratio
 from suite.collect.rows import BUFFER_RESULT_KEY
 from suite.ray_internals import learner_in_queue, learner_rank, learner_thread
+from suite.rllib_buffer import guard_enabled
 
 LEARNER_ATTRIBUTE = "_suite_buffer_accountant"
 SUMMED_KEYS = tuple(

@@ -14,7 +14,9 @@ update counter is left alone, so its next aggregation comes after the missing up
 up. What that window loses is one reduced-metrics dict, as on RLlib's non-aggregating calls.
 
 Turn it off with ``learner_config_dict={"suite_deadlock_guard": False}`` (``--no-deadlock-guard``)
-to reproduce RLlib's own behaviour.
+to reproduce RLlib's own behaviour. The setting, ``HOLD_S`` and whether a config has the guard on
+(``guard_enabled``) live in ``suite/rllib_buffer.py``, beside the rule and the simulator that
+model it; this module is the part that patches RLlib.
 """
 
 from __future__ import annotations
@@ -24,18 +26,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from suite.configs.layers import DEADLOCK_GUARD_SETTING
 from suite.ray_internals import gpu_loader_busy, replace_aggregation_event
-
-SETTING = DEADLOCK_GUARD_SETTING
-POLL_S = 0.05
-# Long enough that a batch on its way through a GPU loader thread shows up as a put first.
-HOLD_S = 0.5
-
-
-def guard_enabled(learner_config_dict: dict | None) -> bool:
-    """On unless the config says ``{"suite_deadlock_guard": False}``."""
-    return bool((learner_config_dict or {}).get(SETTING, True))
+from suite.rllib_buffer import HOLD_S, POLL_S
 
 
 class GuardedAggregationEvent(threading.Event):

@@ -25,7 +25,7 @@ def pong() -> APPOConfig:
     step in ale_py's C++ vector env, one stepping thread per CPU the env runner reserves).
     RLlib's Python wrapper stack instead: ``suite.configs.layers.atari(game, "rllib_wrappers")``.
     broadcast_interval=5, from pong_appo.py: every 5th learner update() waits for 5 learner
-    updates (suite/aggregation.py). At K=1 only N < 5 can drop (and, in bare RLlib 2.60, hang on
+    updates (suite/rllib_buffer.py). At K=1 only N < 5 can drop (and, in bare RLlib 2.60, hang on
     the first drop); at the default K=2 drops depend on the rates. ``atari_nk`` sweeps N at 20.
     """
     return atari("ALE/Pong-v5")
@@ -39,7 +39,7 @@ def breakout() -> APPOConfig:
     example.
     Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps (full), cluster scale.
     Hardware: any; defaults fit 2 CPUs. broadcast_interval=5, as ``pong``: at K=1 only N < 5 can
-    drop (suite/aggregation.py).
+    drop (suite/rllib_buffer.py).
     """
     return atari("ALE/Breakout-v5")
 
@@ -51,7 +51,7 @@ def space_invaders() -> APPOConfig:
     SpaceInvaders in its discrete-control experiments with N=4, K=2; RLlib ships no APPO
     SpaceInvaders example. Hyperparameters follow RLlib's pong_appo.py. Budget: 10M env steps
     (full), cluster scale. Hardware: any; defaults fit 2 CPUs. broadcast_interval=5, as
-    ``pong``: at K=1 only N < 5 can drop (suite/aggregation.py).
+    ``pong``: at K=1 only N < 5 can drop (suite/rllib_buffer.py).
     """
     return atari("ALE/SpaceInvaders-v5")
 
@@ -63,8 +63,10 @@ def pong_rllib() -> APPOConfig:
     wrapper stack with frame stacking in the connectors, 2 envs per env runner and 2 aggregator
     actors per learner, as that script sets them, on APPO's default 2 env runners and 1 remote
     learner. Expect: return 20 within 10M env steps (that script's stop criterion).
+    Hardware: 6 CPUs and no GPU as written (main process, 2 env runners: 1 CPU each; the remote
+    learner and its 2 aggregator actors: 3); not yet run by us at that scale.
     broadcast_interval=5, that script's: at its K=2 drops depend on the rates
-    (suite/aggregation.py).
+    (suite/rllib_buffer.py).
     """
     return (
         atari("ALE/Pong-v5", sampler="rllib_wrappers")

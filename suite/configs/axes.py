@@ -39,7 +39,7 @@ AXES: tuple[Axis, ...] = (
         "broadcast_interval",
         "B",
         "RLlib broadcast_interval: every this-many learner update() calls wait for as many "
-        "learner-thread updates (the aggregation window; see suite/aggregation.py)",
+        "learner-thread updates (the aggregation window; see suite/rllib_buffer.py)",
     ),
     Axis(
         "num_learners",

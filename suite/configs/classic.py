@@ -22,7 +22,7 @@ def cartpole() -> APPOConfig:
     tuning probes that chose these settings.
     broadcast_interval=1 (RLlib's default): with K=1 sampling and learning would run in
     lock-step and the buffer could never drop (every learner update() waits for one learner
-    update; suite/aggregation.py); at the tuned K=2 updates on reused batches release that wait,
+    update; suite/rllib_buffer.py); at the tuned K=2 updates on reused batches release that wait,
     so drops depend on the rates. ``cartpole_nk`` sweeps N at 20 so that N can matter.
     Run: ``python -m suite.sweep cartpole_nk --budget laptop``.
     """
@@ -58,7 +58,7 @@ def pendulum() -> APPOConfig:
     Hardware (as given here): 1 env runner x 20 envs, learner in the main process, 2 CPUs.
     Source: RLlib's pendulum_appo.py hyperparameters (gamma 0.95, lambda 0.5, lr 3e-4, KL loss).
     broadcast_interval=1 (RLlib's default): at K=1 the buffer could never drop and N would change
-    nothing (suite/aggregation.py); at the default K=10 drops depend on the rates.
+    nothing (suite/rllib_buffer.py); at the default K=10 drops depend on the rates.
     """
     return (
         continuous_control()
@@ -80,11 +80,12 @@ def cartpole_rllib() -> APPOConfig:
 
     The baseline the suite's ``cartpole`` config is benchmarked against: APPO defaults (2 env
     runners, 1 remote learner, N=8) plus K=2, vf_loss_coeff 0.05, entropy 0, shared layers.
-    Expect: return 450 within 2M env steps (that script's stop criterion). Needs 4 CPUs as written
-    (main process, 2 env runners, 1 learner); the benchmark declares them to Ray on a 2-core
-    machine, so its wall times there include that oversubscription.
+    Expect: return 450 within 2M env steps (that script's stop criterion).
+    Hardware: 4 CPUs and no GPU as written (main process, 2 env runners, 1 remote learner: 1 CPU
+    each); the benchmark declares them to Ray on a 2-core machine, so its wall times there
+    include that oversubscription.
     broadcast_interval=1 (RLlib's default, as the script leaves it): with K=2 drops depend on the
-    rates; at K=1 the buffer could never drop (suite/aggregation.py).
+    rates; at K=1 the buffer could never drop (suite/rllib_buffer.py).
     """
     return (
         base_appo()

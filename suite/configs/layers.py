@@ -12,10 +12,9 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
 from suite.configs.envs import ALE_VECTOR_SETTINGS, AleVectorAtariEnv, AtariEnv
 from suite.configs.frames import ale_frames_env_to_module, ale_frames_learner
+from suite.rllib_buffer import DEADLOCK_GUARD_SETTING
 
 ATARI_FRAME_STACK = 4
-# learner_config_dict key: the suite's deadlock guard (suite/collect/deadlock_guard.py) on or off.
-DEADLOCK_GUARD_SETTING = "suite_deadlock_guard"
 
 
 # How Atari frames are made: "ale_vector" is ale_py's C++ vector env (AleVectorAtariEnv),

@@ -1,5 +1,6 @@
-"""Promoted tuned configs: an N and K a run decided, written by ``suite.report --promote`` as
-JSON next to this module (``promoted/<name>.json``), with the evidence that decided them.
+"""Promoted tuned configs: an N and K a run decided, written by ``suite.configs.promote``
+(``suite.report RUN --promote``) as JSON next to this module (``promoted/<name>.json``), with the
+evidence that decided them.
 
 Each is a tuned config of the library (``base``) plus settings, so ``python -m suite.configs``
 lists it and a sweep can use it by name. ``SUITE_PROMOTED_DIR`` points elsewhere (tests do).

@@ -149,9 +149,22 @@ def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
     )
     build = functools.partial(_build_promoted, promoted.base, dict(promoted.settings))
     # Like every tuned config's builder, it says what it is for and what to expect.
-    build.__doc__ = f"{promoted.env}: {source}.\n\nExpect {promoted.expected}."
+    build.__doc__ = (
+        f"{promoted.env}: {source}.\n\nExpect {promoted.expected}.\n{_hardware_text(evidence)}"
+    )
     return TunedConfig(
         promoted.name, promoted.env, base.family, build, base.threshold, promoted.expected, source
+    )
+
+
+def _hardware_text(evidence: dict) -> str:
+    hardware = evidence.get("hardware")
+    if not hardware:
+        return "Hardware: not recorded by the run that decided it."
+    gpus = len(hardware.get("gpus") or [])
+    return (
+        f"Hardware: the run that decided it, {hardware.get('cpu_cores')} cores "
+        f"({hardware.get('cpu_model')}), {gpus} GPUs."
     )
 
 

@@ -40,9 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         if args.promote is not None:
-            from suite.report.promote import promote
+            from suite.report.promotion import promote_run
 
-            path = promote(args.results_dir, args.promote or None)
+            path = promote_run(args.results_dir, args.promote or None)
             print(f"promoted: {path}")
         if args.compare:
             path = build_comparison(*args.compare, out_path=args.out)

@@ -3,8 +3,8 @@
 Trials stop on an env-step budget but check it once per iteration, so they overshoot by
 different amounts (a trial with K=1 may sample thousands of steps more than one with K=10).
 Return, area under the curve and time to threshold are therefore read off each trial's curve at
-the same step count: the run's planned budget, or the fewest steps any finished trial of the env
-reached if that is lower. The return there is interpolated between the two iterations around it.
+the same step count (``suite.stats.at_budget``): the run's planned budget, or the fewest steps any
+finished trial of the env reached if that is lower.
 """
 
 from __future__ import annotations
@@ -14,16 +14,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from suite.stats.at_budget import AtBudget, read_at_budget
 from suite.store.schema import FINISHED
 
-AT_BUDGET_COLUMNS = (
-    "budget_env_steps",
-    "return_at_budget",
-    "auc_at_budget",
-    "env_steps_to_threshold_at_budget",
-    "seconds_to_threshold_at_budget",
-    "first_episode_env_steps",
-)
+AT_BUDGET_COLUMNS = AtBudget._fields
 
 
 def planned_env_steps(metadata: dict) -> float | None:
@@ -68,22 +62,3 @@ def _curves_by_trial(iterations: pd.DataFrame) -> dict[str, np.ndarray]:
         return {}
     starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     return dict(zip(ids[starts], np.split(values, starts[1:]), strict=True))
-
-
-def read_at_budget(curve: np.ndarray, budget: float, threshold: float) -> tuple:
-    """(budget, return, AUC, steps and seconds to threshold, first episode's steps) of one
-    trial; ``curve`` holds rows of (env steps, wall seconds, return) in iteration order."""
-    nan = math.nan
-    known = curve[~np.isnan(curve[:, 2])] if len(curve) else curve
-    first = float(known[0, 0]) if len(known) else nan
-    if math.isnan(budget) or not len(known) or first > budget or curve[-1, 0] < budget:
-        return budget, nan, nan, nan, nan, first
-    steps, seconds, returns = known[:, 0], known[:, 1], known[:, 2]
-    inside = steps <= budget
-    x = np.append(steps[inside], budget)
-    y = np.append(returns[inside], np.interp(budget, steps, returns))
-    auc = float(np.trapezoid(y, x) / (budget - x[0])) if budget > x[0] else float(y[0])
-    reached = np.flatnonzero(inside & (returns >= threshold))
-    to_steps = float(steps[reached[0]]) if len(reached) else nan
-    to_seconds = float(seconds[reached[0]]) if len(reached) else nan
-    return budget, float(y[-1]), auc, to_steps, to_seconds, first

@@ -1,26 +1,30 @@
-"""Promote a search's pick, on its held-out evidence only: the validated suggestion that beats the
-config it would replace (``suite.stats.validation``). Anything else is refused, with the reason."""
+"""A search's pick as a promotion, on its held-out evidence only: the validated suggestion that
+beats the config it would replace (``suite.stats.validation``). Anything else is refused, with the
+reason. The config library writes it (``suite.configs.promote``)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass
 
-from suite.configs.layers import ITERATION_SIZING_KEYS
-from suite.configs.promoted import PromotedConfig
 from suite.report import budget, search
 from suite.store.reader import RunData
-
-# Settings that size a run to its machine (a search shares 2 cores among its trials), not the
-# config: a promoted config keeps the base config's own.
-RUN_SETTINGS = ("num_cpus_for_main_process", "num_cpus_per_learner", "num_cpus_per_env_runner")
 
 
 class SearchPromoteError(ValueError):
     """The search's validation does not support promoting anything; the message says why."""
 
 
-def promoted_search(run: RunData, name: str | None) -> PromotedConfig:
+@dataclass(frozen=True)
+class SearchPromotion:
+    spec: dict  # a validation trial's spec of the pick: the config, the run's and its settings
+    env: str
+    expected: str
+    evidence: dict
+
+
+def search_promotion(run: RunData) -> SearchPromotion:
     record = run.search
     if not record.get("finished"):
         raise SearchPromoteError("the search is not finished: resume it, then promote")
@@ -31,21 +35,14 @@ def promoted_search(run: RunData, name: str | None) -> PromotedConfig:
     if verdict is None or not verdict.promotable:
         why = verdict.reason() if verdict else "no validation with held-out returns"
         raise SearchPromoteError(f"refusing to promote: {why}")
-    pick = next(
-        s
-        for s in record["suggestions"]
-        if search.suggestion_name(s["id"], record["config"]) == verdict.pick
-    )
+    named = {search.suggestion_name(s["id"], record["config"]): s for s in record["suggestions"]}
+    pick = named[verdict.pick]
     spec = _spec(run, pick["id"])
-    kept = ITERATION_SIZING_KEYS + RUN_SETTINGS
-    settings = {k: v for k, v in spec["overrides"].items() if k not in kept} | pick["settings"]
     best = verdict.candidate(verdict.pick)
     steps = record["schedule"]["env_steps"]
-    return PromotedConfig(
-        name=name or f"{record['config']}_{run.sweep}",
-        base=record["config"],
+    return SearchPromotion(
+        spec=spec,
         env=spec["env"],
-        settings=settings,
         expected=(
             f"return {best.iqm.point:.4g} (IQM, 95% CI {best.iqm.low:.4g} to {best.iqm.high:.4g}) "
             f"at {steps:,} env steps on {best.seeds} held-out seeds"

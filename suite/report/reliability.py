@@ -10,6 +10,7 @@ import pandas as pd
 from suite.configs.axes import trial_label
 from suite.report import analysis
 from suite.store import schema
+from suite.store.schema import TrialStatus
 
 DEADLOCK_EXPLAINED = (
     "RLlib 2.60's learner makes every broadcast_interval-th update() call wait until its learner "
@@ -55,7 +56,7 @@ def _guard_note(guard_on: bool | None, stall_timeout_s: float | None) -> str:
 
 def _stalled_trials(trials: pd.DataFrame) -> list[dict]:
     stalls = trials["stalls"].fillna(0)
-    hit = trials[(trials["status"] == "STALLED") | (stalls > 0)]
+    hit = trials[(trials["status"] == TrialStatus.STALLED) | (stalls > 0)]
     rows = hit[[*schema.AXIS_COLUMNS, "status", "stalls", "error"]].to_dict("records")
     for row in rows:
         row["stalls"] = 0 if math.isnan(row["stalls"]) else int(row["stalls"])

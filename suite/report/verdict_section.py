@@ -5,14 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from suite.aggregation import N_CANNOT_MATTER, n_cannot_matter
 from suite.report import analysis
 from suite.report.formatting import describe_cell, fmt, plural
 from suite.report.normalize import Normalization, normalization
 from suite.report.verdict import CellScores, Context, judge
+from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
+from suite.store.schema import TrialStatus
 
 AXES = [axis for axis in analysis.CELL if axis != "env"]
-STATUS_WHY = {"ERROR": "failed", "STALLED": "stalled", "RUNNING": "did not finish"}
+STATUS_WHY = {
+    TrialStatus.ERROR: "failed",
+    TrialStatus.STALLED: "stalled",
+    TrialStatus.RUNNING: "did not finish",
+}
 
 
 def varies(trials: pd.DataFrame, columns: list[str]) -> bool:
@@ -92,7 +97,7 @@ def _env_verdict(env, env_trials, norm: Normalization, with_hardware, with_inter
 
 
 def drop_notes(env_trials: pd.DataFrame) -> list[str]:
-    """Where this env's trials vary N but no cell can drop a batch (``suite.aggregation``)."""
+    """Where this env's trials vary N but no cell can drop a batch (``suite.rllib_buffer``)."""
     done = analysis.finished(env_trials).drop_duplicates(analysis.BUFFER_AXES)
     cells = [(int(r.n), int(r.k), int(r.broadcast_interval)) for r in done.itertuples()]
     if not n_cannot_matter(cells):

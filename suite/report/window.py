@@ -1,7 +1,7 @@
 """The report's aggregation-window section: broadcast_interval x N at fixed K, against the rule.
 
 RLlib 2.60 throttles the producer to the learner every ``broadcast_interval`` updates; whether
-a cell's buffer can drop at all follows from N, K and broadcast_interval (``suite.aggregation``).
+a cell's buffer can drop at all follows from N, K and broadcast_interval (``suite.rllib_buffer``).
 This section puts the measured drop fraction, reuse and throughput of every cell beside that
 rule, and names any cell that contradicts it.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from suite.aggregation import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 from suite.report import analysis, figures
 from suite.report.formatting import fmt, plural
+from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 
 GUARD = "deadlock_guard_releases_lifetime"
 
@@ -77,7 +77,7 @@ def aggregation_section(cells: pd.DataFrame, title: str = "") -> dict:
                 f"N={r['n']}, K={r['k']}, broadcast_interval={r['broadcast_interval']}"
                 for r in contradictions
             )
-            + ". The rule (suite/aggregation.py) or the RLlib version differs from 2.60."
+            + ". The rule (suite/rllib_buffer.py) or the RLlib version differs from 2.60."
         )
     else:
         check = (

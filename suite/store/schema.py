@@ -18,6 +18,8 @@ cumulative since the trial started; the others describe the iteration they sit o
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from suite.configs.axes import AXES, SEED
 
 RUN_METADATA_FILE = "run.json"
@@ -113,11 +115,29 @@ LEARNER_COLUMNS: dict[str, str] = {
     **{name: text for name, text in BUFFER_COLUMNS.items() if not name.startswith("rllib_")},
 }
 
-FINISHED = "TERMINATED"  # the status of a trial that ran to its end (Tune's name for it)
+
+class TrialStatus(StrEnum):
+    """A trial's ``status`` in ``trials.parquet`` and ``run.json``: Tune's names for them, plus
+    STALLED. Members compare equal to the strings the store holds."""
+
+    PENDING = "PENDING"  # planned, not started yet (or never reached the store)
+    RUNNING = "RUNNING"
+    FINISHED = "TERMINATED"  # ran to its end (Tune calls it TERMINATED)
+    ERROR = "ERROR"  # failed; ``error`` says how
+    STALLED = "STALLED"  # stopped by the stall watchdog; ``error`` holds its reason
+    STOPPED = "STOPPED"  # stopped early by a search's rule (search.json says why)
+
+
+FINISHED = TrialStatus.FINISHED  # the status the report keeps trials of
+# nothing more to come from these
+ENDED = frozenset(
+    {TrialStatus.FINISHED, TrialStatus.ERROR, TrialStatus.STALLED, TrialStatus.STOPPED}
+)
+FAILED = frozenset({TrialStatus.ERROR, TrialStatus.STALLED})
 
 SUMMARY_COLUMNS: dict[str, str] = {
     "status": "TERMINATED, ERROR, STALLED (stopped by the stall watchdog), STOPPED (stopped "
-    "early by a search's rule, search.json says why), RUNNING or PENDING",
+    "early by a search's rule, search.json says why), RUNNING or PENDING (TrialStatus)",
     "error": "the error message of a failed trial (the stall reason if STALLED), else empty",
     "stalls": "times the stall watchdog stopped the trial (retries included); stacks are in "
     "trials/<id>/stall-<n>.txt",

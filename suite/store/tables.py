@@ -57,7 +57,7 @@ class RunTables:
         self.thresholds[trial_id] = threshold
         self.iterations.setdefault(trial_id, [])
         self.learners.setdefault(trial_id, [])
-        self.status.setdefault(trial_id, ("PENDING", ""))
+        self.status.setdefault(trial_id, (schema.TrialStatus.PENDING, ""))
         path = self.trial_dir(trial_id) / schema.TRIAL_CONFIG_FILE
         if not path.exists():
             record = {"trial_id": trial_id, "spec": spec, "axes": axes}

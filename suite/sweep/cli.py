@@ -17,8 +17,8 @@ from suite.argtypes import (
     positive_float,
     positive_int,
 )
-from suite.collect.deadlock_guard import SETTING as DEADLOCK_GUARD_SETTING
 from suite.ray_internals import warn_if_unchecked_ray
+from suite.rllib_buffer import DEADLOCK_GUARD_SETTING
 from suite.sweep.catalog import load_sweep
 from suite.sweep.logs import quiet_before_run
 from suite.sweep.runner import RunOptions

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ray.rllib.algorithms.appo import APPOConfig
 
-from suite.aggregation import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
 from suite.configs.registry import get_config
 from suite.configs.resolve import resolve
 from suite.humanize import duration
+from suite.rllib_buffer import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
 from suite.sweep.estimate import (
     FAR_BEYOND_S,
     TRIAL_STARTUP_S,

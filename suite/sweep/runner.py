@@ -1,26 +1,24 @@
-"""Run a planned sweep with Ray Tune, collect it into the results store, and report on it."""
+"""Run a planned sweep with Ray Tune and collect it into the results store (its record in
+``run.json``: ``run_record.py``)."""
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import functools
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ray import tune
 
-from suite.collect.deadlock_guard import guard_enabled
 from suite.store import schema
-from suite.store.files import read_parquet, write_json
+from suite.store.files import write_json
 from suite.store.tables import RunTables
-from suite.sweep import metadata
 from suite.sweep.cluster import connect, local_cluster
 from suite.sweep.plan import Plan, check_schedulable, plan_sweep
 from suite.sweep.resources import connected_cluster
+from suite.sweep.run_record import resumed, run_metadata
 from suite.sweep.search.schedule import most_trials
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import ProgressView, SweepProgress
@@ -61,10 +59,6 @@ class RunOptions:
     race: bool = True  # False: a racing budget's whole grid, at its last rung (the reference)
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
 def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan:
     cluster = connected_cluster() if connected else local_cluster()
     return plan_sweep(
@@ -79,72 +73,6 @@ def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan
         first_seed=options.first_seed,
         race=options.race,
     )
-
-
-def run_metadata(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
-    budget = plan.sweep.budget(plan.budget)
-    return {
-        "sweep": plan.sweep.name,
-        "sweep_source": options.sweep_source or plan.sweep.name,
-        "run_id": run_dir.name,
-        "budget": {
-            "name": plan.budget,
-            "env_steps": plan.env_steps,
-            "env_steps_override": options.env_steps,
-            "seeds": options.seeds or budget.seeds,
-            "description": budget.description,
-        },
-        "command": metadata.command_line(),
-        "git_commit": metadata.git_commit(),
-        "versions": metadata.versions(),
-        "hardware": metadata.node_hardware(),
-        "cluster": {
-            "nodes": [dict(node) for node in plan.cluster.nodes],
-            "address": options.address or "local",
-        },
-        "overrides": options.overrides,
-        "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
-        "stall_timeout_s": options.stall_timeout_s,
-        "thresholds": thresholds(plan),
-        "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
-        "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
-        "trial_order_seed": plan.order_seed,
-        "first_seed": options.first_seed,
-        "race": race_schedule(plan.race) if plan.race else None,
-        "search": search_schedule(plan) if plan.search else None,
-        "estimate": plan.estimate_line(),
-        "estimated_s": plan.total_seconds,
-        "started_at": _now(),
-        "ended_at": None,
-        "status": "running",
-    }
-
-
-def race_schedule(race) -> dict:
-    return {
-        "rungs": [{"env_steps": rung.env_steps, "seeds": rung.seeds} for rung in race.rungs],
-        "alpha": race.alpha,
-        "min_seeds": race.min_seeds,
-    }
-
-
-def search_schedule(plan: Plan) -> dict:
-    search = plan.search
-    return {
-        "space": dict(search.space.describe()),
-        "suggestions": search.suggestions,
-        "seeds": len(plan.trials),
-        "milestone": search.milestone,
-        "alpha": search.alpha,
-        "validate_top": search.validate_top,
-        "validate_seeds": search.validate_seeds,
-    }
-
-
-def thresholds(plan: Plan) -> dict[str, float | None]:
-    """Each env's return threshold; None where no tuned config knows the env."""
-    found = {t.spec.env: t.spec.threshold for t in plan.trials}
-    return {env: None if math.isnan(value) else value for env, value in found.items()}
 
 
 def _trial_name(trial) -> str:
@@ -317,7 +245,7 @@ def resume(run_dir: Path, options: RunOptions) -> dict:
     their latest checkpoint (or from scratch)."""
     run_meta = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
     connect(options.address)
-    run_meta |= {"status": "running", "resumed_at": _now()}
+    run_meta = resumed(run_meta)
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
     tune_settings()
     tuner = tune.Tuner.restore(
@@ -335,61 +263,3 @@ def consolidate_from_disk(run_dir: Path, run_meta: dict) -> None:
     tables = RunTables(run_dir, run_meta)
     tables.load()
     tables.consolidate()
-
-
-def finish(run_dir: Path, run_meta: dict) -> dict:
-    """Record how the run ended (and how well it packed the cluster) in run.json."""
-    import pandas as pd
-
-    path = run_dir / schema.TRIALS_FILE
-    trials = read_parquet(path) if path.exists() else pd.DataFrame({"status": []})
-    # A race or a search decides its trials as it goes: none of them is planned ahead.
-    adaptive = run_meta.get("race") or run_meta.get("search")
-    planned = 0 if adaptive else len(run_meta.get("trial_requests", {}))
-    counts = trial_counts(trials["status"], planned=planned)
-    unfinished = sum(count for status, count in counts.items() if status not in ENDED)
-    if run_meta.get("race") and not _finished(run_dir / schema.RACE_FILE):
-        unfinished += 1  # stopped between rungs: the race has trials left to start
-    if run_meta.get("search") and not _finished(run_dir / schema.SEARCH_FILE):
-        unfinished += 1  # stopped mid-search: suggestions or validation left to run
-    run_meta |= {
-        "ended_at": _now(),
-        "status": "interrupted" if unfinished else "completed",
-        "trials": counts,
-        "packing": packing(run_dir, run_meta),
-    }
-    write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
-    return run_meta
-
-
-ENDED = ("TERMINATED", "ERROR", "STALLED", "STOPPED")
-
-
-def _finished(path: Path) -> bool:
-    """Whether a race's or a search's record says it ran to its end."""
-    return path.exists() and bool(json.loads(path.read_text()).get("finished"))
-
-
-def trial_counts(statuses, planned: int) -> dict[str, int]:
-    """Trials per status; planned trials that never reached the store (Tune had not started
-    them when the run stopped) count as PENDING."""
-    counts = {str(status): int(count) for status, count in statuses.value_counts().items()}
-    never_started = planned - len(statuses)
-    if never_started > 0:
-        counts["PENDING"] = counts.get("PENDING", 0) + never_started
-    return counts
-
-
-def packing(run_dir: Path, run_meta: dict) -> float:
-    """Trial CPU-seconds (CPUs reserved x time held, start to end) over cluster CPU-seconds
-    (cluster CPUs x the run's wall time): 1.0 means no CPU sat idle."""
-    start = dt.datetime.fromisoformat(run_meta.get("resumed_at") or run_meta["started_at"])
-    elapsed = (dt.datetime.now(dt.UTC) - start).total_seconds()
-    cluster_cpus = sum(node.get("CPU", 0.0) for node in run_meta["cluster"]["nodes"])
-    cpu_seconds = 0.0
-    for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{schema.TIMING_FILE}"):
-        timing = json.loads(path.read_text())
-        if "started_at" in timing and "ended_at" in timing:
-            held = timing["ended_at"] - max(timing["started_at"], start.timestamp())
-            cpu_seconds += timing["resources"].get("CPU", 0.0) * max(held, 0.0)
-    return cpu_seconds / (cluster_cpus * elapsed) if cluster_cpus and elapsed > 0 else math.nan

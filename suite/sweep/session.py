@@ -13,20 +13,14 @@ from pathlib import Path
 from rich.console import Console
 
 from suite.humanize import duration
-from suite.store.schema import RUN_METADATA_FILE
+from suite.store.schema import FAILED, RUN_METADATA_FILE
 from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.logs import route_library_logs
 from suite.sweep.plan import check_schedulable
+from suite.sweep.run_record import finish
 from suite.sweep.rundir import find_run_dir, new_run_dir
-from suite.sweep.runner import (
-    RunOptions,
-    consolidate_from_disk,
-    finish,
-    plan_for,
-    resume,
-    start,
-)
+from suite.sweep.runner import RunOptions, consolidate_from_disk, plan_for, resume, start
 from suite.sweep.spec import Sweep
 from suite.sweep.tables import print_drop_warnings, print_plan
 
@@ -104,7 +98,7 @@ def _conclude(
         return EXIT_INTERRUPTED
     report = _report(run_dir, options, console) if options.report else None
     _print_next_steps(run_dir, options, report, console)
-    failed = counts.get("ERROR", 0) + counts.get("STALLED", 0)
+    failed = sum(counts.get(status, 0) for status in FAILED)
     return 1 if failed and failed == sum(counts.values()) else 0
 
 

@@ -62,7 +62,7 @@ def print_plan(plan: Plan, console: Console) -> None:
     console.print(
         "B = broadcast_interval. Drops possible: with K=1 only when B > N (each aggregation "
         "wait empties the buffer), in practice B >= N+2; with K>1 they depend on the rates "
-        "(suite/aggregation.py)."
+        "(suite/rllib_buffer.py)."
     )
     print_drop_warnings(plan, console)
     console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")

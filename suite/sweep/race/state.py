@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from suite.report.budget import read_at_budget
+from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import Elimination, eliminate
-from suite.store.schema import FINISHED
+from suite.store.schema import TrialStatus
 from suite.sweep.order import shuffled
 from suite.sweep.race.schedule import Race
 from suite.sweep.spec import TrialSpec
@@ -33,7 +33,7 @@ class RaceTrial:
     seed: int
     env_steps: int
     curve: list[tuple[float, float, float]] = field(default_factory=list)  # steps, s, return
-    status: str = "RUNNING"
+    status: TrialStatus = TrialStatus.RUNNING
 
     def record(self, steps: float, seconds: float, episode_return: float) -> None:
         # A trial restored from a checkpoint repeats iterations: keep the curve monotone.
@@ -43,9 +43,10 @@ class RaceTrial:
 
     def score(self) -> float:
         """Return at the rung's env steps, read like the report reads it (``read_at_budget``)."""
-        if self.status != FINISHED or not self.curve:
+        if self.status != TrialStatus.FINISHED or not self.curve:
             return math.nan
-        return read_at_budget(np.asarray(self.curve, float), self.env_steps, math.inf)[1]
+        curve = np.asarray(self.curve, float)
+        return read_at_budget(curve, self.env_steps, math.inf).return_at_budget
 
 
 @dataclass
@@ -97,10 +98,10 @@ class RaceState:
 
     def completed(self, trial_id: str, ok: bool) -> None:
         if trial_id in self.trials:
-            self.trials[trial_id].status = FINISHED if ok else "ERROR"
+            self.trials[trial_id].status = TrialStatus.FINISHED if ok else TrialStatus.ERROR
 
     def running(self) -> bool:
-        return any(trial.status == "RUNNING" for trial in self.trials.values())
+        return any(trial.status == TrialStatus.RUNNING for trial in self.trials.values())
 
     @property
     def rung_env_steps(self) -> int:

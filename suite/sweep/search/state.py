@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from suite.report.budget import read_at_budget
+from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import stop_test
 from suite.store.schema import FINISHED
 from suite.sweep.order import shuffled
@@ -47,7 +47,7 @@ def return_at(curve: list[tuple[float, float, float]], env_steps: float) -> floa
     """The return at ``env_steps``, read like the report reads it; NaN before it got there."""
     if not curve:
         return math.nan
-    return read_at_budget(np.asarray(curve, float), env_steps, math.inf)[1]
+    return read_at_budget(np.asarray(curve, float), env_steps, math.inf).return_at_budget
 
 
 @dataclass

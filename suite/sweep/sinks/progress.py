@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ray.tune import Callback
 from rich.console import Console, Group
@@ -15,13 +14,15 @@ from rich.table import Table
 
 from suite.collect import rows
 from suite.humanize import duration, fmt
+from suite.store.schema import ENDED, TrialStatus
 from suite.sweep.sinks.identity import identify
+from suite.sweep.sinks.trial_error import error_text
 
 
 @dataclass
 class TrialLine:
     label: str
-    status: str = "PENDING"
+    status: str = TrialStatus.PENDING
     env_steps: float = 0.0
     episode_return: float = math.nan
     steps_per_s: float = math.nan
@@ -49,13 +50,13 @@ class SweepProgress:
         self.steps_before += self._steps_done(self.trials[trial_id])
 
     def counts(self) -> dict[str, int]:
-        counts = {"RUNNING": 0, "TERMINATED": 0, "ERROR": 0, "STALLED": 0}
+        counts = {status: 0 for status in TrialStatus if status != TrialStatus.PENDING}
         for line in self.trials.values():
             counts[line.status] = counts.get(line.status, 0) + 1
         return counts
 
     def _steps_done(self, line: TrialLine) -> float:
-        if line.status in ("TERMINATED", "ERROR", "STALLED") and not self.planned_env_steps:
+        if line.status in ENDED and not self.planned_env_steps:
             return self.env_steps_per_trial  # a finished trial's work is over, whatever it reached
         return min(line.env_steps, self.env_steps_per_trial)
 
@@ -76,8 +77,9 @@ class SweepProgress:
         pending = max(0, self.total_trials - sum(counts.values()))
         most = "at most " if self.upper_bound else ""
         return (
-            f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts['RUNNING']}, done "
-            f"{counts['TERMINATED']}, failed {counts['ERROR']}, stalled {counts['STALLED']}, "
+            f"[{time.strftime('%H:%M:%S')}] {self.sweep}: running {counts[TrialStatus.RUNNING]}, "
+            f"done {counts[TrialStatus.FINISHED]}, failed {counts[TrialStatus.ERROR]}, stalled "
+            f"{counts[TrialStatus.STALLED]}, "
             f"pending {most}{pending}; env steps {self.steps_done():,.0f} of {most}"
             f"{self.planned:,}; elapsed {duration(time.monotonic() - self.started)}, ETA "
             f"{self._eta_text()}"
@@ -92,8 +94,9 @@ class SweepProgress:
         pending = max(0, self.total_trials - sum(counts.values()))
         elapsed = duration(time.monotonic() - self.started)
         head = (
-            f"[bold]{self.sweep}[/]  running {counts['RUNNING']}  done {counts['TERMINATED']}  "
-            f"failed {counts['ERROR']}  stalled {counts['STALLED']}  pending "
+            f"[bold]{self.sweep}[/]  running {counts[TrialStatus.RUNNING]}  done "
+            f"{counts[TrialStatus.FINISHED]}  failed {counts[TrialStatus.ERROR]}  stalled "
+            f"{counts[TrialStatus.STALLED]}  pending "
             f"{'at most ' * self.upper_bound}{pending}  elapsed {elapsed}  ETA {self._eta_text()}"
         )
         table = Table(box=None, pad_edge=False, show_edge=False)
@@ -110,7 +113,12 @@ class SweepProgress:
         return Group(head, table)
 
     def _visible_lines(self, limit: int = 12) -> list[TrialLine]:
-        order = {"RUNNING": 0, "STALLED": 1, "ERROR": 1, "TERMINATED": 2}
+        order = {
+            TrialStatus.RUNNING: 0,
+            TrialStatus.STALLED: 1,
+            TrialStatus.ERROR: 1,
+            TrialStatus.FINISHED: 2,
+        }
         lines = sorted(self.trials.values(), key=lambda line: order.get(line.status, 3))
         return lines[:limit]
 
@@ -153,7 +161,7 @@ class ProgressView(Callback):
         self._restored = True
         for trial in trials:
             if (
-                trial.status in ("TERMINATED", "ERROR")
+                trial.status in (TrialStatus.FINISHED, TrialStatus.ERROR)
                 and trial.trial_id not in self.progress.trials
             ):
                 steps = rows.env_steps(trial.last_result or {})
@@ -173,7 +181,7 @@ class ProgressView(Callback):
             self._live.update(self.progress.render())
 
     def on_trial_start(self, iteration, trials, trial, **info) -> None:
-        self._line(trial).status = "RUNNING"
+        self._line(trial).status = TrialStatus.RUNNING
         self._refresh()
 
     def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
@@ -185,16 +193,16 @@ class ProgressView(Callback):
         self._refresh()
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
-        self._line(trial).status = "TERMINATED"
+        self._line(trial).status = TrialStatus.FINISHED
         self._refresh()
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
         stalled = self._stall_reason and self._stall_reason(trial.trial_id)
         line = self._line(trial)
-        line.status = "STALLED" if stalled else "ERROR"
+        line.status = TrialStatus.STALLED if stalled else TrialStatus.ERROR
         self._refresh()
         where = getattr(trial, "error_file", None) or "its Tune folder"
-        what = f"stalled: {stalled}" if stalled else f"failed: {_last_line(where)}"
+        what = f"stalled: {stalled}" if stalled else f"failed: {error_text(trial)}"
         self._print(f"Trial {line.label} {what} (full text: {where})")
 
     def on_experiment_end(self, trials, **info) -> None:
@@ -208,14 +216,6 @@ class ProgressView(Callback):
             self._live = None
         elif self._console is not None:
             self._print(self.progress.plain_line())
-
-
-def _last_line(path: str) -> str:
-    try:
-        lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
-    except OSError:
-        return "see its error file"
-    return lines[-1][:300] if lines else "see its error file"
 
 
 def _label(trial) -> str:

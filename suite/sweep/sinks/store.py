@@ -18,20 +18,10 @@ from suite.collect.rows import iteration_row, learner_rows
 from suite.configs.resolve import to_serializable
 from suite.store import schema
 from suite.store.files import write_json
+from suite.store.schema import TrialStatus
 from suite.store.tables import RunTables
 from suite.sweep.sinks.identity import identify
-
-ERROR_TEXT_CHARS = 500
-
-
-def error_text(trial: Any) -> str:
-    """The last line of a failed trial's error file, or where to look when there is none."""
-    path = getattr(trial, "error_file", None)
-    if path and Path(path).exists():
-        lines = [line for line in Path(path).read_text().splitlines() if line.strip()]
-        if lines:
-            return lines[-1][:ERROR_TEXT_CHARS]
-    return "trial failed; see its Tune logs"
+from suite.sweep.sinks.trial_error import error_text
 
 
 def _never_stalled(trial_id: str) -> None:
@@ -70,7 +60,7 @@ class StoreWriter(Callback):
 
     def on_trial_start(self, iteration, trials, trial, **info) -> None:
         self._register(trial)
-        self.tables.status[trial.trial_id] = ("RUNNING", "")
+        self.tables.status[trial.trial_id] = (TrialStatus.RUNNING, "")
         self._write_timing(trial, "started_at")
         self.tables.write_trials()
 
@@ -78,7 +68,7 @@ class StoreWriter(Callback):
         trial_id = self._register(trial)
         row = iteration_row(result, self.tables.axes[trial_id])
         self.tables.add_rows(trial_id, [row], learner_rows(result, trial_id))
-        self.tables.status[trial_id] = ("RUNNING", "")
+        self.tables.status[trial_id] = (TrialStatus.RUNNING, "")
         if "suite_node" in result:
             self._record_node(trial, result["suite_node"])
         self.tables.write_parts(trial_id)
@@ -86,9 +76,9 @@ class StoreWriter(Callback):
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
         if self._stopped_early(trial.trial_id):
-            self._finish(trial, "STOPPED", "stopped by the search: see search.json")
+            self._finish(trial, TrialStatus.STOPPED, "stopped by the search: see search.json")
         else:
-            self._finish(trial, "TERMINATED", "")
+            self._finish(trial, TrialStatus.FINISHED, "")
 
     def on_trial_recover(self, iteration, trials, trial, **info) -> None:
         self._count_stalls(trial.trial_id)  # a stalled attempt that Tune retries
@@ -97,9 +87,9 @@ class StoreWriter(Callback):
         self._count_stalls(trial.trial_id)
         stalled = self._stall_reason(trial.trial_id)
         if stalled:
-            self._finish(trial, "STALLED", stalled)
+            self._finish(trial, TrialStatus.STALLED, stalled)
         else:
-            self._finish(trial, "ERROR", error_text(trial))
+            self._finish(trial, TrialStatus.ERROR, error_text(trial))
 
     def on_experiment_end(self, trials, **info) -> None:
         self.consolidate()
@@ -117,7 +107,7 @@ class StoreWriter(Callback):
             self.tables.register(found.axes, found.threshold, spec, resolved)
         return trial_id
 
-    def _finish(self, trial: Any, status: str, error: str) -> None:
+    def _finish(self, trial: Any, status: TrialStatus, error: str) -> None:
         trial_id = self._register(trial)
         self.tables.status[trial_id] = (status, error)
         self._write_timing(trial, "ended_at")

@@ -1,5 +1,9 @@
-"""``python -m suite.report RUN --promote [NAME]``: write a run's decided N and K into the config
-library as a promoted tuned config, carrying its evidence. An inconclusive verdict is refused."""
+"""What a run decided, as a promotion: ``python -m suite.report RUN --promote [NAME]``.
+
+The run's verdict names the cell; this module reads that cell's trial spec and the run's
+evidence from the store and hands them to the config library (``suite.configs.promote``). An
+inconclusive verdict is refused.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from suite.configs.layers import ITERATION_SIZING_KEYS
-from suite.configs.promoted import PromotedConfig, promoted_dir, write_promoted
-from suite.configs.registry import TUNED_CONFIGS
+from suite.configs.promote import promote
 from suite.report import analysis
 from suite.report.build import prepared_trials
-from suite.report.promote_search import SearchPromoteError, promoted_search
+from suite.report.promote_search import SearchPromoteError, search_promotion
 from suite.report.verdict import INCONCLUSIVE, Verdict
 from suite.report.verdict_section import AXES, budget_text, env_verdict_cells
 from suite.store.reader import RunData, load_run
@@ -24,14 +26,21 @@ class PromoteError(ValueError):
     """The run's verdict cannot be promoted; the message says why."""
 
 
-def promote(results_dir: str | Path, name: str | None = None) -> Path:
+def promote_run(results_dir: str | Path, name: str | None = None) -> Path:
     run = load_run(results_dir)
     if run.search:
         try:
-            promoted = promoted_search(run, name)
+            found = search_promotion(run)
         except SearchPromoteError as error:
             raise PromoteError(str(error)) from None
-        return write_promoted(promoted, promoted_dir(), {t.name for t in TUNED_CONFIGS})
+        return promote(
+            found.spec,
+            env=found.env,
+            sweep=run.sweep,
+            expected=found.expected,
+            evidence=found.evidence,
+            name=name,
+        )
     trials = prepared_trials(run)
     if trials["env"].nunique() != 1:
         raise PromoteError("promote a run of one env: this run has " + str(trials["env"].nunique()))
@@ -40,16 +49,14 @@ def promote(results_dir: str | Path, name: str | None = None) -> Path:
         why = "; ".join(found.reasons) or found.summary
         raise PromoteError(f"refusing to promote an inconclusive verdict ({found.summary} {why})")
     cell = _cell_trials(trials, keys[found.best[0]])
-    spec = _trial_spec(run, cell)
-    promoted = PromotedConfig(
-        name=name or f"{spec['config_name']}_{run.sweep}",
-        base=spec["config_name"],
+    return promote(
+        _trial_spec(run, cell),
         env=str(cell["env"].iloc[0]),
-        settings=_settings(spec),
+        sweep=run.sweep,
         expected=_expected(found, trials),
         evidence=_evidence(run, found, trials),
+        name=name,
     )
-    return write_promoted(promoted, promoted_dir(), {t.name for t in TUNED_CONFIGS})
 
 
 def _cell_trials(trials: pd.DataFrame, key: tuple) -> pd.DataFrame:
@@ -66,14 +73,6 @@ def _trial_spec(run: RunData, cell: pd.DataFrame) -> dict:
     if not spec:
         raise PromoteError(f"{path} holds no trial spec, so the cell's settings are unknown")
     return spec
-
-
-def _settings(spec: dict) -> dict:
-    """The cell's axes and the run's settings, without the seed and the iteration sizing (both
-    belong to a run, not to a config)."""
-    axes = {key: value for key, value in spec["axes"].items() if key != "seed"}
-    overrides = {k: v for k, v in spec["overrides"].items() if k not in ITERATION_SIZING_KEYS}
-    return axes | overrides
 
 
 def _expected(found: Verdict, trials: pd.DataFrame) -> str:
