@@ -78,14 +78,14 @@ def scores(trials: pd.DataFrame, metric: Metric) -> np.ndarray:
     return values[~np.isnan(values)]
 
 
-def interval(values: np.ndarray, seed: int = 0) -> Interval | None:
+def interval(values: np.ndarray) -> Interval | None:
     if values.size == 0:
         return None
     if values.size >= 2 and np.all(values == values[0]):  # every seed alike: no bootstrap needed
         return Interval(float(values[0]), float(values[0]), float(values[0]))
     if np.isinf(values).any():  # percentiles of infinities are fine, the bootstrap mean is not
         return _interval_with_infinities(values)
-    return stratified_bootstrap_ci(interquartile_mean, [values], seed=seed)
+    return stratified_bootstrap_ci(interquartile_mean, [values])
 
 
 NEVER = 1e15  # stands in for "never reached" inside the bootstrap, mapped back to inf after

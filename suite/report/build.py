@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from suite.report import analysis, budget, glossary, race, sections, trial_table
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural, sampling_text
-from suite.report.reliability import reliability
+from suite.report.reliability import guard_releases, reliability
 from suite.report.verdict_section import (
     budget_text,
     normalizations,
@@ -51,6 +52,23 @@ def render(template: str, context: dict) -> str:
     return environment.get_template(template).render(**context)
 
 
+def in_canonical_order(run: RunData) -> RunData:
+    """The run with its tables sorted by trial, iteration and learner: the same store gives the
+    same page whatever order its rows were written in (curves, bootstraps and tables all follow
+    row order)."""
+    return replace(
+        run,
+        trials=_sorted(run.trials, ["trial_id"]),
+        iterations=_sorted(run.iterations, ["trial_id", "iteration"]),
+        learners=_sorted(run.learners, ["trial_id", "iteration", "learner"]),
+    )
+
+
+def _sorted(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    present = [column for column in columns if column in frame]
+    return frame.sort_values(present, kind="stable").reset_index(drop=True)
+
+
 def prepared_trials(run: RunData) -> pd.DataFrame:
     """The trials table plus the equal-budget columns and each trial's run order; of a race,
     the trials of its last rung (the race section shows the others)."""
@@ -62,6 +80,7 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
 
 
 def report_context(run: RunData) -> dict:
+    run = in_canonical_order(run)
     trials = prepared_trials(run)
     cells = analysis.cell_table(trials)
     norms = normalizations(trials)
@@ -101,7 +120,7 @@ def report_context(run: RunData) -> dict:
         "order_note": trial_table.order_note(run.metadata),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
-        "reliability": reliability(trials, run.metadata),
+        "reliability": reliability(trials, run.metadata, run.iterations),
         "race": race.race_section(run.race, trials),
     }
 
@@ -186,8 +205,9 @@ def _aggregation(
 ) -> dict:
     title = _hardware_title(key, with_sampling)
     mine = _matching(cells, HARDWARE_SETTING, key)
-    releases = window.guard_releases(run.iterations, trials)
-    mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
+    releases = guard_releases(run.iterations, trials)
+    if releases is not None:
+        mine = mine.merge(releases, on=analysis.CELL, how="left")
     return {
         "title": title,
         "model_error": model_error_text(steady),

@@ -160,29 +160,6 @@ def buffer_over_time(per_trial: dict[str, pd.DataFrame], alt: str) -> Image:
 
 
 @styled
-def predicted_vs_measured(grid: pd.DataFrame, alt: str) -> Image:
-    figure = Figure(figsize=(7.6, 3.3))
-    axes = figure.subplots(1, 2)
-    for axis, name in zip(axes, ("drop_fraction", "reuse"), strict=True):
-        axis.scatter(grid[f"predicted_{name}"], grid[name], color="tab:blue")
-        for row in grid.itertuples():
-            axis.annotate(
-                f"N={row.n:g},K={row.k:g}",
-                (getattr(row, f"predicted_{name}"), getattr(row, name)),
-                fontsize=7.5,
-                xytext=(3, 3),
-                textcoords="offset points",
-            )
-        top = max(grid[f"predicted_{name}"].max(), grid[name].max(), 1e-3) * 1.15
-        axis.plot([0, top], [0, top], color="grey", linestyle=":", label="prediction = measured")
-        label = name.replace("_", " ")
-        axis.set(xlabel=f"predicted {label}", ylabel=f"measured {label}", title=label)
-        axis.legend(loc="upper left")
-    margins(figure, left=0.1, wspace=0.35)
-    return encode(figure, alt)
-
-
-@styled
 def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     """A row per K: drop fraction, reuse and env steps/s against broadcast_interval, a line per
     N (7.6 in wide: fits an 800 px window unscaled)."""

@@ -14,22 +14,12 @@ from suite.aggregation import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 from suite.report import analysis, figures
 from suite.report.formatting import fmt, plural
 
-GUARD = "deadlock_guard_releases_lifetime"
-
 
 def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
     return [
         (int(row.n), int(row.k), int(row.broadcast_interval))
         for row in cells[analysis.BUFFER_AXES].itertuples()
     ]
-
-
-def guard_releases(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """Per cell: the median over its finished trials of the waits the deadlock guard released."""
-    done = analysis.finished(trials)
-    last = iterations.sort_values("iteration").groupby("trial_id")[GUARD].last()
-    per_trial = done.assign(guard_releases=done["trial_id"].map(last).astype(float))
-    return per_trial.groupby(analysis.CELL, as_index=False)["guard_releases"].median()
 
 
 def window_rows(cells: pd.DataFrame) -> list[dict]:
@@ -51,11 +41,15 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
                 "drop_fraction": fmt(drops),
                 "reuse": fmt(row["reuse_point"]),
                 "env_steps_per_s": fmt(row["mean_env_steps_per_s_point"]),
-                "guard_releases": fmt(row.get("guard_releases", float("nan"))),
+                "guard_releases": _count(row.get("guard_releases")),
                 "contradicts": bool(not rule.possible and drops > 0),  # the accountant is exact
             }
         )
     return rows
+
+
+def _count(value) -> str:
+    return "n/a" if value is None or pd.isna(value) else fmt(int(value))
 
 
 def aggregation_section(cells: pd.DataFrame, title: str = "") -> dict:
