@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from suite.report import analysis, buffer_model, figures
+from suite.report.advice import Rates, cell_advice, standing
+from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt, plural
+from suite.report.verdict import Verdict
 
-MODEL_DROP_BOUND = 0.05  # absolute drop-fraction error beyond which the model's advice is withheld
-MODEL_REUSE_BOUND = 0.15  # reuse error, as a fraction of K
 MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
 LIFETIME = [
     "buffer_env_steps_added_lifetime",
@@ -72,25 +73,31 @@ def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
         return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
-    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.BUFFER_AXES])
+    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.CELL])
     if steady.empty:
         return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
     numeric = steady.replace([np.inf, -np.inf], np.nan)
-    cells = numeric.groupby(analysis.BUFFER_AXES).median().reset_index()
-    cells["trials"] = steady.groupby(analysis.BUFFER_AXES).size().to_numpy()
+    cells = numeric.groupby(analysis.CELL).median(numeric_only=True).reset_index()
+    cells["trials"] = steady.groupby(analysis.CELL).size().to_numpy()
     usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
     usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
     if usable.empty:
         return cells
     predicted = buffer_model.predict_grid(usable)
-    columns = [*analysis.BUFFER_AXES, "predicted_drop_fraction", "predicted_reuse"]
-    return cells.merge(predicted[columns], on=analysis.BUFFER_AXES, how="left")
+    columns = [*analysis.CELL, "predicted_drop_fraction", "predicted_reuse"]
+    return cells.merge(predicted[columns], on=analysis.CELL, how="left")
 
 
 def buffer_section(
-    iterations: pd.DataFrame, trials: pd.DataFrame, title: str, cells: pd.DataFrame
+    iterations: pd.DataFrame,
+    trials: pd.DataFrame,
+    title: str,
+    cells: pd.DataFrame,
+    shown: Shown,
+    verdict: Verdict | None,
 ) -> dict:
-    """One setting's diagnostics; ``cells``: its rows of ``steady_cells``."""
+    """One setting's diagnostics; ``cells``: its rows of ``steady_cells``; ``verdict``: its
+    env's, which the advice must not contradict."""
     done = analysis.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
@@ -98,7 +105,7 @@ def buffer_section(
     return {
         "images": [_over_time(rows, title)],
         "rllib_note": _rllib_note(rows),
-        "cells": [_cell_row(row) for row in cells.to_dict("records")],
+        "cells": [_cell_row(row, shown, verdict) for row in cells.to_dict("records")],
         "model_error": model_error_text(cells),
         "reason": "" if len(cells) else _no_steady_state(rows),
     }
@@ -116,18 +123,34 @@ def model_error_text(cells: pd.DataFrame) -> str:
     error = buffer_model.model_error(grid)
     found = (
         f"The model's largest error over these {plural(len(grid), 'cell')}: drop fraction "
-        f"{error.drop_fraction:.3f} (stated bound {buffer_model.DROP_ERROR_BOUND:g}), reuse "
-        f"{error.reuse:.3f} (stated bound {buffer_model.REUSE_ERROR_BOUND:g})"
+        f"±{error.drop_fraction:.3f}, reuse ±{error.reuse:.3f}, against its stated bound "
+        f"({STATED_BOUND})"
     )
     batches = float(grid["steady_batches"].median())
     if batches < buffer_model.MIN_BATCHES_TO_CHECK:
         return (
-            f"{found}; not checked against the bounds: the trials put a median of "
+            f"{found}; not checked against it: the trials put a median of "
             f"{fmt(batches)} batches per learner in steady state, under the "
             f"{buffer_model.MIN_BATCHES_TO_CHECK} the model's steady state needs."
         )
-    verdict = "within the bounds" if error.within_bounds else "OUTSIDE the stated bounds"
-    return f"{found}: {verdict}."
+    outside = int((~_within_bound(grid)).sum())
+    if not outside:
+        return f"{found}: every cell within it."
+    return f"{found}: {plural(outside, 'cell')} outside it, whose model advice is withheld."
+
+
+# The buffer model's one accuracy bound, per cell: the page checks the grid and withholds a
+# cell's model advice against the same numbers.
+STATED_BOUND = (
+    f"±{buffer_model.DROP_ERROR_BOUND:g} drop fraction, ±{buffer_model.REUSE_ERROR_BOUND:g} reuse"
+)
+
+
+def _within_bound(grid: pd.DataFrame) -> pd.Series:
+    """Per cell of ``grid`` (predicted_* beside drop_fraction and reuse): within the bound."""
+    drop = (grid["predicted_drop_fraction"] - grid["drop_fraction"]).abs()
+    reuse = (grid["predicted_reuse"] - grid["reuse"]).abs()
+    return (drop <= buffer_model.DROP_ERROR_BOUND) & (reuse <= buffer_model.REUSE_ERROR_BOUND)
 
 
 def _no_steady_state(rows: pd.DataFrame) -> str:
@@ -137,13 +160,15 @@ def _no_steady_state(rows: pd.DataFrame) -> str:
     )
 
 
-def _cell_row(row: dict) -> dict:
-    advice = buffer_model.cell_advice(
-        row["steady_drop_fraction"], row["steady_reuse"], row["k"], row["wait_share"]
+def _cell_row(row: dict, shown: Shown, verdict: Verdict | None) -> dict:
+    cell = Cell.of(row)
+    label = cell.label(shown)
+    place = standing(verdict, label)
+    measured = Rates(
+        row["steady_drop_fraction"], row["steady_reuse"], row["wait_share"], row["steady_batches"]
     )
-    known = pd.notna(row.get("predicted_drop_fraction", np.nan))
     return {
-        "cell": f"N={row['n']:g}, K={row['k']:g}",
+        "cell": label,
         "trials": int(row["trials"]),
         "warm_up": fmt(float(row["warm_up_iterations"])),
         "arrival": fmt(float(row["arrival_steps_per_s"])),
@@ -151,34 +176,45 @@ def _cell_row(row: dict) -> dict:
         "wait": _percent(row["wait_share"]),
         "drop": fmt(float(row["steady_drop_fraction"])),
         "reuse": fmt(float(row["steady_reuse"])),
-        "advice": advice,
-        **_model_verdict(row, row if known else None),
+        "advice": cell_advice(cell, measured, place),
+        **_model_verdict(row, cell, measured, place),
     }
 
 
-def _model_verdict(row: dict, prediction) -> dict:
-    if prediction is None:
+def _model_verdict(row: dict, cell: Cell, measured: Rates, place) -> dict:
+    if pd.isna(row.get("predicted_drop_fraction", np.nan)):
         return {"predicted": "n/a", "error": "n/a", "model_advice": "no rates to model"}
-    drop_error = abs(prediction["predicted_drop_fraction"] - row["steady_drop_fraction"])
-    reuse_error = abs(prediction["predicted_reuse"] - row["steady_reuse"]) / row["k"]
-    predicted = (
-        f"drop {fmt(prediction['predicted_drop_fraction'])}, "
-        f"reuse {fmt(prediction['predicted_reuse'])}"
+    if not measured.steady_batches >= buffer_model.MIN_BATCHES_TO_CHECK:  # too few to say
+        unchecked = cell_advice(cell, measured, place)
+    else:
+        unchecked = ""
+    drop_error = abs(row["predicted_drop_fraction"] - row["steady_drop_fraction"])
+    reuse_error = abs(row["predicted_reuse"] - row["steady_reuse"])
+    predicted = f"drop {fmt(row['predicted_drop_fraction'])}, reuse {fmt(row['predicted_reuse'])}"
+    error = f"drop ±{fmt(drop_error)}, reuse ±{fmt(reuse_error)}"
+    grid = pd.DataFrame(
+        [row | {"drop_fraction": row["steady_drop_fraction"], "reuse": row["steady_reuse"]}]
     )
-    error = f"drop ±{fmt(drop_error)}, reuse ±{_percent(reuse_error)} of K"
-    if not (drop_error <= MODEL_DROP_BOUND and reuse_error <= MODEL_REUSE_BOUND):
+    if unchecked:
+        return {"predicted": predicted, "error": error, "model_advice": unchecked}
+    if not bool(_within_bound(grid).iloc[0]):
         return {
             "predicted": predicted,
             "error": error,
-            "model_advice": "withheld: the model misses the measurement by more than its bound",
+            "model_advice": f"withheld: the model misses this cell by more than its stated "
+            f"bound ({STATED_BOUND})",
         }
-    advice = buffer_model.cell_advice(
-        prediction["predicted_drop_fraction"],
-        prediction["predicted_reuse"],
-        row["k"],
-        row["wait_share"],
+    modelled = Rates(
+        row["predicted_drop_fraction"],
+        row["predicted_reuse"],
+        measured.wait_share,
+        measured.steady_batches,
     )
-    return {"predicted": predicted, "error": error, "model_advice": advice}
+    return {
+        "predicted": predicted,
+        "error": error,
+        "model_advice": cell_advice(cell, modelled, place),
+    }
 
 
 def _percent(value) -> str:

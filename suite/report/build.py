@@ -13,6 +13,7 @@ import pandas as pd
 from suite.configs.axes import trial_label
 from suite.report import analysis, budget, glossary, race, sections, trial_table, window
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
+from suite.report.cell import Shown
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural, sampling_text
 from suite.report.reliability import guard_releases, reliability
@@ -82,6 +83,9 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
 def report_context(run: RunData) -> dict:
     run = in_canonical_order(run)
     trials = prepared_trials(run)
+    shown = Shown.of(trials)
+    judged = verdicts(trials, shown)
+    by_env = {item["scope"]: item["verdict"] for item in judged}
     cells = analysis.cell_table(trials)
     norms = normalizations(trials)
     scales = sections.heatmap_scales(cells, norms, trials)
@@ -91,7 +95,7 @@ def report_context(run: RunData) -> dict:
     }
     sampling = varies(trials, analysis.SAMPLING)
     settings = [
-        _setting(run, setting_trials, cells, scales, key, steady[key[:-1]], sampling)
+        _setting(run, setting_trials, cells, scales, key, steady[key[:-1]], sampling, shown, by_env)
         for key, setting_trials in trials.groupby(SETTING, sort=True)
     ]
     failed = trials[trials["status"] != analysis.FINISHED]
@@ -99,11 +103,11 @@ def report_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "verdicts": verdicts(trials),
+        "verdicts": judged,
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),
-        "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
+        "pooled_evidence": pooled_evidence(trials, norms, shown) if len(norms) > 1 else None,
         "settings": settings,
         "aggregation": [
             _aggregation(run, group, cells, key, steady[key], sampling)
@@ -121,7 +125,7 @@ def report_context(run: RunData) -> dict:
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
         "reliability": reliability(trials, run.metadata, run.iterations),
-        "race": race.race_section(run.race, trials),
+        "race": race.race_section(run.race, run.trials, shown),
     }
 
 
@@ -168,6 +172,8 @@ def _setting(
     key,
     steady: pd.DataFrame,
     with_sampling: bool,
+    shown: Shown,
+    verdict_of: dict,
 ) -> dict:
     env, interval = key[0], key[-1]
     iterations = _of_trials(run.iterations, trials)
@@ -185,11 +191,16 @@ def _setting(
         "title": title,
         "seeds_note": _seeds_note(mine, trials, missing),
         "threshold": fmt(threshold),
-        "evidence": evidence_section(trials, title),
+        "evidence": evidence_section(trials, title, shown),
         "curves": sections.learning_curves(iterations, trials, threshold, title),
         "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
         "buffer": buffer_section(
-            iterations, trials, title, _matching(steady, ["broadcast_interval"], (interval,))
+            iterations,
+            trials,
+            title,
+            _matching(steady, ["broadcast_interval"], (interval,)),
+            shown,
+            verdict_of.get(env),
         ),
         "settings_note": _rate_settings(trials),
     }
