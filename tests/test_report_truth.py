@@ -1,13 +1,17 @@
 """The report says one thing per fact: one reader per number, whatever the store's row order."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
+from suite.report.buffer_section import rllib_relation
+from suite.report.build import prepared_trials
 from suite.store import schema
+from suite.store.reader import load_run
 
 GUARD = "deadlock_guard_releases_lifetime"
 
@@ -48,7 +52,7 @@ def test_guard_releases_come_from_one_reader_even_when_the_trials_table_lacks_th
     window = section(page, "aggregation")
     # the window table's row for K=4, B=20, N=2 shows the same 3 releases
     assert re.search(
-        r"<tr><td>4</td><td>20</td><td>2</td>(?:<td[^>]*>[^<]*</td>){5}"
+        r"<tr><td>4</td><td>20</td><td>2</td>(?:<td[^>]*>[^<]*</td>){6}"
         r'<td class="wide">3</td></tr>',
         window,
     )
@@ -70,3 +74,34 @@ def test_same_store_in_another_row_order_gives_the_same_page(small_run, tmp_path
         rewrite(small_run, name, lambda t, i=index: t.sample(frac=1.0, random_state=11 + i))
     second = build_report(small_run, tmp_path / "b.html").read_text()
     assert without_build_time(first) == without_build_time(second)
+
+
+EXAMPLES = Path(__file__).parents[1] / "results"
+
+
+def relation_of(example: str) -> pd.DataFrame:
+    run = load_run(EXAMPLES / example)
+    trials = prepared_trials(run)
+    return rllib_relation(run.iterations, trials).join(trials.set_index("trial_id")[["k"]])
+
+
+def test_rllib_counter_is_one_over_reuse_on_the_pendulum_race():
+    table = relation_of("example-continuous_nk-laptop_k-race")
+    assert set(table["matches"]) == {"1/reuse"}
+    assert table.loc[table["k"] == 1, "ratio"].eq(1.0).all()  # K=1: each batch used once
+
+
+def test_rllib_counter_counts_every_epoch_on_the_aggregation_window_grid():
+    table = relation_of("example-aggregation_window-smoke")
+    at_b1 = table[table["broadcast_interval"] == 1]
+    assert set(at_b1["matches"]) <= {"x num_epochs", "num_epochs/reuse"}
+    assert at_b1["ratio"].between(58, 61).all()  # 60 epochs, not a lag
+    assert (table["matches"] == "none").sum() == 2  # N=1 at B=20: too few updates to report
+
+
+def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(tmp_path):
+    table = relation_of("example-atari_nk-smoke")
+    assert set(table["matches"]) == {"none"} and table["updates"].max() < 20
+    page = build_report(EXAMPLES / "example-atari_nk-smoke", tmp_path / "r.html").read_text()
+    assert "RLlib / suite env steps trained" not in page
+    assert "made at most 6 updates against broadcast_interval 20" in page

@@ -53,6 +53,7 @@ def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
             "steady_iterations": steady.groupby("trial_id").size(),
             "steady_s": sums["time_this_iter_s"],
             "arrival_steps_per_s": delta["buffer_env_steps_added_lifetime"] / seconds,
+            "trained_steps_per_s": delta["buffer_env_steps_trained_lifetime"] / seconds,
             "trained_steps_per_busy_s": delta["buffer_env_steps_trained_lifetime"] / busy,
             "arrival_batches_per_s": delta["buffer_batches_added_lifetime"] / seconds,
             "samples_per_busy_s": delta["buffer_samples_lifetime"] / busy,
@@ -72,10 +73,10 @@ def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     done = analysis.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
-        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
     steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.CELL])
     if steady.empty:
-        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
     numeric = steady.replace([np.inf, -np.inf], np.nan)
     cells = numeric.groupby(analysis.CELL).median(numeric_only=True).reset_index()
     cells["trials"] = steady.groupby(analysis.CELL).size().to_numpy()
@@ -104,7 +105,7 @@ def buffer_section(
         return {"reason": "No finished trial recorded an iteration in this setting."}
     return {
         "images": [_over_time(rows, title)],
-        "rllib_note": _rllib_note(rows),
+        "rllib_note": _rllib_note(rows, trials),
         "cells": [_cell_row(row, shown, verdict) for row in cells.to_dict("records")],
         "model_error": model_error_text(cells),
         "reason": "" if len(cells) else _no_steady_state(rows),
@@ -236,35 +237,84 @@ def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
     return figures.buffer_over_time(per_trial, f"buffer over time, {title}")
 
 
-def _rllib_note(rows: pd.DataFrame) -> str:
-    """When RLlib's own trained-steps counter last moved, against the suite's exact one."""
-    rows = rows.sort_values(["trial_id", "iteration"])
-    counter = rows["rllib_env_steps_trained_lifetime"]
-    moved = counter.notna() & counter.ne(counter.groupby(rows["trial_id"]).shift())
-    last_moved = rows[moved].groupby("trial_id")["iteration"].max()
-    final = rows.groupby("trial_id").last()
-    ratio = (
-        final["rllib_env_steps_trained_lifetime"] / final["buffer_env_steps_trained_lifetime"]
-    ).dropna()
-    if ratio.empty:
-        return "RLlib reported no trained env steps in this setting."
-    stalled = ""
-    if len(last_moved):
-        ends = rows.groupby("trial_id")["iteration"].max()
-        stalled = (
-            f" RLlib's counter last moved at iteration {_span(last_moved)} of "
-            f"{_span(ends)} ({plural(len(last_moved), 'trial')}), while the suite's count kept "
-            "rising."
+RELATION_TOLERANCE = 0.02  # relative: a ratio this close to a relation matches it
+
+
+def rllib_relation(rows: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Per trial, at its last iteration: RLlib's num_env_steps_trained_lifetime divided by the
+    suite's count of env steps trained on, and which relation of that run's own numbers it
+    matches: ``1/reuse`` (RLlib counts each batch once, not per use), ``x num_epochs`` (it
+    counts every epoch's pass) or ``num_epochs/reuse`` (both); "" when none does, "none" when
+    RLlib reported nothing."""
+    last = rows.sort_values(["trial_id", "iteration"]).groupby("trial_id").last()
+    rllib = last["rllib_env_steps_trained_lifetime"]
+    suite = last["buffer_env_steps_trained_lifetime"].where(lambda v: v > 0)
+    reuse = suite / last["buffer_env_steps_added_lifetime"].where(lambda v: v > 0)
+    epochs = trials.set_index("trial_id")["num_epochs"].reindex(last.index).fillna(1.0)
+    table = pd.DataFrame(
+        {
+            "ratio": rllib.where(rllib > 0) / suite,
+            "reuse": reuse,
+            "epochs": epochs,
+            "broadcast_interval": last["broadcast_interval"],
+            "updates": last["buffer_samples_lifetime"],
+        }
+    )
+    candidates = {
+        "1/reuse": 1.0 / table["reuse"],
+        "x num_epochs": table["epochs"],
+        "num_epochs/reuse": table["epochs"] / table["reuse"],
+    }
+    table["matches"] = ""
+    for name, value in candidates.items():  # the first that fits: the simplest relation
+        fits = ((table["ratio"] / value - 1).abs() <= RELATION_TOLERANCE) & (table["matches"] == "")
+        table.loc[fits, "matches"] = name
+    table.loc[table["ratio"].isna(), "matches"] = "none"
+    return table
+
+
+MEANING = {
+    "1/reuse": "RLlib counts each batch once, not each of its uses: it is the suite's count "
+    "divided by reuse",
+    "x num_epochs": "RLlib counts each of the num_epochs passes over a batch as env steps trained",
+    "num_epochs/reuse": "RLlib counts each batch once per epoch, not per use: num_epochs "
+    "divided by reuse",
+}
+
+
+def _rllib_note(rows: pd.DataFrame, trials: pd.DataFrame) -> str:
+    """What RLlib's trained-steps counter is, against the suite's exact one, in this setting."""
+    table = rllib_relation(rows, trials)
+    parts = []
+    for name, group in table.groupby("matches", sort=True):
+        count = plural(len(group), "trial")
+        if name == "none":
+            parts.append(
+                f"{count}: RLlib reported no trained env steps. Its learner hands metrics over "
+                "only on every broadcast_interval-th update call, and these trials made at most "
+                f"{fmt(float(group['updates'].max()))} updates against broadcast_interval "
+                f"{_span(group['broadcast_interval'])}"
+            )
+            continue
+        low, high = fmt(float(group["ratio"].min())), fmt(float(group["ratio"].max()))
+        ratios = low if low == high else f"{low}–{high}"
+        if name:
+            parts.append(f"{count}: RLlib ÷ suite = {ratios}, matching {name}. {MEANING[name]}")
+            continue
+        parts.append(
+            f"{count}: RLlib ÷ suite = {ratios}, matching none of 1/reuse, x num_epochs "
+            f"({_span(group['epochs'])}) or their quotient"
+            + (
+                f"; at broadcast_interval {_span(group['broadcast_interval'])} RLlib's counter "
+                "moves in jumps of that many updates, so it lags"
+                if group["broadcast_interval"].max() > 1
+                else ""
+            )
         )
     return (
-        f"At the last iteration RLlib's num_env_steps_trained_lifetime is "
-        f"{fmt(float(ratio.min()))}–{fmt(float(ratio.max()))} of the env steps the learner "
-        f"really trained on (the suite counts every sample taken from the buffer).{stalled} "
-        "Why it lags: RLlib's learner hands its metrics over only on every "
-        "broadcast_interval-th update call (IMPALALearner.update, BATCHES_PER_AGGREGATION in "
-        "ray/rllib/algorithms/impala/impala_learner.py), so the counter moves in jumps of that "
-        "many batches and stands still between them; a short run may see a single jump. Use the "
-        "suite's count."
+        "RLlib's num_env_steps_trained_lifetime at each trial's last iteration, divided by the "
+        "env steps the learner really trained on (the suite counts every sample taken from the "
+        "buffer): " + "; ".join(parts) + ". Use the suite's count."
     )
 
 

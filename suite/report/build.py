@@ -123,7 +123,7 @@ def report_context(run: RunData) -> dict:
         "table_rows": trial_table.rows(trials),
         "order_note": trial_table.order_note(run.metadata),
         "glossary": glossary.TERMS,
-        "metadata": sections.metadata_rows(run.metadata),
+        "metadata": sections.metadata_rows(run.metadata | {"seeds": _seeds_ran(run)}),
         "reliability": reliability(trials, run.metadata, run.iterations),
         "race": race.race_section(run.race, run.trials, shown),
     }
@@ -217,13 +217,26 @@ def _aggregation(
     title = _hardware_title(key, with_sampling)
     mine = _matching(cells, HARDWARE_SETTING, key)
     releases = guard_releases(run.iterations, trials)
-    if releases is not None:
-        mine = mine.merge(releases, on=analysis.CELL, how="left")
+    if releases is not None and len(steady):
+        steady = steady.merge(releases, on=analysis.CELL, how="left")
+    order = trial_table.order_note(run.metadata)
     return {
         "title": title,
         "model_error": model_error_text(steady),
-        **window.aggregation_section(mine, title),
+        **window.aggregation_section(steady, mine, title, order),
     }
+
+
+def _seeds_ran(run: RunData) -> str:
+    """The seeds of the trials table (every trial that ran), beside run.json's own list when it
+    says less (a race records its first rung's seeds)."""
+    ran = sorted(int(seed) for seed in run.trials["seed"].unique())
+    planned = [int(seed) for seed in run.metadata.get("seeds") or []]
+    text = ", ".join(str(seed) for seed in ran)
+    if planned and planned != ran:
+        listed = ", ".join(str(seed) for seed in planned)
+        text += f" (every trial that ran; run.json lists {listed})"
+    return text
 
 
 def _hardware_title(key: tuple, with_sampling: bool) -> str:

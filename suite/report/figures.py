@@ -138,13 +138,14 @@ def scaling(table: pd.DataFrame, alt: str) -> Image:
 @styled
 def buffer_over_time(per_trial: dict[str, pd.DataFrame], alt: str) -> Image:
     """Each trial its own line (colour by K) against env steps: no averaging across trials."""
-    panels = (
+    panels = [
         ("buffer_drop_fraction", "drop fraction (lifetime)"),
         ("buffer_reuse", "reuse (lifetime)"),
-        ("rllib_vs_true_trained", "RLlib / true env steps trained"),
-    )
-    figure = Figure(figsize=(10, 3.1))
-    axes = figure.subplots(1, 3)
+    ]
+    if any(curve["rllib_vs_true_trained"].notna().any() for curve in per_trial.values()):
+        panels.append(("rllib_vs_true_trained", "RLlib / suite env steps trained"))
+    figure = Figure(figsize=(3.4 * len(panels), 3.1))
+    axes = figure.subplots(1, len(panels))
     ks = sorted({float(curve["k"].iloc[0]) for curve in per_trial.values()})
     colours = dict(zip(ks, matplotlib.colormaps["tab10"](np.arange(len(ks)) % 10), strict=True))
     for axis, (column, label) in zip(axes, panels, strict=True):
@@ -164,9 +165,9 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     """A row per K: drop fraction, reuse and env steps/s against broadcast_interval, a line per
     N (7.6 in wide: fits an 800 px window unscaled)."""
     panels = (
-        ("drop_fraction_point", "drop fraction"),
-        ("reuse_point", "reuse"),
-        ("mean_env_steps_per_s_point", "env steps/s"),
+        (("steady_drop_fraction",), "drop fraction"),
+        (("steady_reuse",), "reuse"),
+        (("arrival_steps_per_s", "trained_steps_per_s"), "env steps/s: sampled —, trained --"),
     )
     ks = sorted(cells["k"].unique())
     intervals = sorted(cells["broadcast_interval"].unique())
@@ -177,16 +178,18 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     axes = figure.subplots(len(ks), len(panels), squeeze=False)
     for row, k in enumerate(ks):
         at_k = cells[cells["k"] == k]
-        for axis, (column, label) in zip(axes[row], panels, strict=True):
+        for axis, (columns, label) in zip(axes[row], panels, strict=True):
             for n, group in at_k.groupby("n"):
                 group = group.sort_values("broadcast_interval")
-                axis.plot(
-                    group["broadcast_interval"],
-                    group[column],
-                    marker="o",
-                    color=colours[n],
-                    label=f"N={n:g}",
-                )
+                for column, style in zip(columns, ("-", "--"), strict=False):
+                    axis.plot(
+                        group["broadcast_interval"],
+                        group[column],
+                        marker="o",
+                        linestyle=style,
+                        color=colours[n],
+                        label=f"N={n:g}" if style == "-" else None,
+                    )
             axis.set_xscale("log")
             axis.set_xticks(intervals, [f"{b:g}" for b in intervals])
             axis.minorticks_off()
