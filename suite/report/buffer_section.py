@@ -96,6 +96,7 @@ def buffer_section(
     cells: pd.DataFrame,
     shown: Shown,
     verdict: Verdict | None,
+    ks: list,
 ) -> dict:
     """One setting's diagnostics; ``cells``: its rows of ``steady_cells``; ``verdict``: its
     env's, which the advice must not contradict."""
@@ -104,10 +105,13 @@ def buffer_section(
     if rows.empty:
         return {"reason": "No finished trial recorded an iteration in this setting."}
     return {
-        "images": [_over_time(rows, title)],
+        "images": [_over_time(rows, title, ks)],
         "rllib_note": _rllib_note(rows, trials),
-        "cells": [_cell_row(row, shown, verdict) for row in cells.to_dict("records")],
+        "cells": _cell_rows(cells, shown, verdict),
+        "advice_note": _advice_note(cells),
         "model_error": model_error_text(cells),
+        "bound": STATED_BOUND,
+        "min_batches": buffer_model.MIN_BATCHES_TO_CHECK,
         "reason": "" if len(cells) else _no_steady_state(rows),
     }
 
@@ -159,6 +163,31 @@ def _no_steady_state(rows: pd.DataFrame) -> str:
         "No trial has a steady-state iteration (one after its learner first trained), so "
         "there are no steady rates to diagnose."
     )
+
+
+def _too_few_batches(cells: pd.DataFrame) -> bool:
+    """True when no cell reached the batches the buffer's steady state needs: no advice at all."""
+    return (
+        bool(len(cells))
+        and not (cells["steady_batches"] >= buffer_model.MIN_BATCHES_TO_CHECK).any()
+    )
+
+
+def _advice_note(cells: pd.DataFrame) -> str:
+    if not _too_few_batches(cells):
+        return ""
+    return (
+        "No advice for any cell: each put at most "
+        f"{fmt(float(cells['steady_batches'].max()))} batches per learner in steady state, under "
+        f"the {buffer_model.MIN_BATCHES_TO_CHECK} the buffer's steady state needs."
+    )
+
+
+def _cell_rows(cells: pd.DataFrame, shown: Shown, verdict: Verdict | None) -> list[dict]:
+    rows = [_cell_row(row, shown, verdict) for row in cells.to_dict("records")]
+    if _too_few_batches(cells):  # the one line above the table says why, once
+        rows = [row | {"advice": "—", "model_advice": "—"} for row in rows]
+    return rows
 
 
 def _cell_row(row: dict, shown: Shown, verdict: Verdict | None) -> dict:
@@ -222,7 +251,7 @@ def _percent(value) -> str:
     return "n/a" if pd.isna(value) else f"{100 * float(value):.0f}%"
 
 
-def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
+def _over_time(rows: pd.DataFrame, title: str, ks: list) -> figures.Image:
     """One line per cell (its first trial by id), at most MAX_TRIAL_LINES."""
     first = rows.groupby(["n", "k"])["trial_id"].min()
     ids = first.sort_values().head(MAX_TRIAL_LINES)
@@ -234,7 +263,7 @@ def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
         )
     )
     per_trial = dict(tuple(chosen.groupby("trial_id")))
-    return figures.buffer_over_time(per_trial, f"buffer over time, {title}")
+    return figures.buffer_over_time(per_trial, ks, f"buffer over time, {title}")
 
 
 RELATION_TOLERANCE = 0.02  # relative: a ratio this close to a relation matches it

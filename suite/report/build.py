@@ -11,7 +11,16 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import analysis, budget, glossary, race, sections, trial_table, window
+from suite.report import (
+    analysis,
+    budget,
+    glossary,
+    race,
+    scope,
+    sections,
+    trial_table,
+    window,
+)
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.cell import Shown
 from suite.report.evidence import evidence_section, pooled_evidence
@@ -76,6 +85,7 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
     planned = race.final_env_steps(run.race) or budget.planned_env_steps(run.metadata)
     trials = race.final_trials(run.trials, run.race)
     trials = budget.with_budget_metrics(trials, run.iterations, planned)
+    trials = scope.with_learner_updates(trials, run.iterations)
     details = trial_table.trial_details(run.path, trials["trial_id"])
     return trial_table.with_run_order(trials, details)
 
@@ -84,6 +94,7 @@ def report_context(run: RunData) -> dict:
     run = in_canonical_order(run)
     trials = prepared_trials(run)
     shown = Shown.of(trials)
+    ks = sorted(trials["k"].unique())  # one colour per K across the page
     judged = verdicts(trials, shown)
     by_env = {item["scope"]: item["verdict"] for item in judged}
     cells = analysis.cell_table(trials)
@@ -95,24 +106,31 @@ def report_context(run: RunData) -> dict:
     }
     sampling = varies(trials, analysis.SAMPLING)
     settings = [
-        _setting(run, setting_trials, cells, scales, key, steady[key[:-1]], sampling, shown, by_env)
+        _setting(
+            run, setting_trials, cells, scales, key, steady[key[:-1]], sampling, shown, by_env, ks
+        )
         for key, setting_trials in trials.groupby(SETTING, sort=True)
     ]
     failed = trials[trials["status"] != analysis.FINISHED]
+    aggregation = [
+        _aggregation(run, group, cells, key, steady[key], sampling)
+        for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
+    ]
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "verdicts": judged,
+        "first_screen": scope.first_screen(run, trials, judged),
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),
-        "pooled_evidence": pooled_evidence(trials, norms, shown) if len(norms) > 1 else None,
+        "pooled_evidence": pooled_evidence(trials, norms, shown)
+        if len(judged) > len(norms)
+        else None,
         "settings": settings,
-        "aggregation": [
-            _aggregation(run, group, cells, key, steady[key], sampling)
-            for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
-        ],
+        "aggregation": aggregation,
+        "aggregation_folded": _aggregation_folded(aggregation),
         "scaling": sections.scaling(trials),
         "failed": [
             row | {"label": trial_label(row)}
@@ -174,6 +192,7 @@ def _setting(
     with_sampling: bool,
     shown: Shown,
     verdict_of: dict,
+    ks: list,
 ) -> dict:
     env, interval = key[0], key[-1]
     iterations = _of_trials(run.iterations, trials)
@@ -192,7 +211,7 @@ def _setting(
         "seeds_note": _seeds_note(mine, trials, missing),
         "threshold": fmt(threshold),
         "evidence": evidence_section(trials, title, shown),
-        "curves": sections.learning_curves(iterations, trials, threshold, title),
+        "curves": sections.learning_curves(iterations, trials, threshold, title, ks),
         "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
         "buffer": buffer_section(
             iterations,
@@ -201,8 +220,10 @@ def _setting(
             _matching(steady, ["broadcast_interval"], (interval,)),
             shown,
             verdict_of.get(env),
+            ks,
         ),
         "settings_note": _rate_settings(trials),
+        "returns_folded": scope.no_broadcast_text(trials),
     }
 
 
@@ -237,6 +258,17 @@ def _seeds_ran(run: RunData) -> str:
         listed = ", ".join(str(seed) for seed in planned)
         text += f" (every trial that ran; run.json lists {listed})"
     return text
+
+
+def _aggregation_folded(blocks: list[dict]) -> str:
+    """One line for a run whose broadcast_interval never varies ("" when some block varies)."""
+    if any(block.get("varies_interval") for block in blocks):
+        return ""
+    checks = "; ".join(
+        f"{block['title']}: {block.get('check', block.get('reason', '')).rstrip('.')}"
+        for block in blocks
+    )
+    return f"broadcast_interval does not vary in this run. {checks}."
 
 
 def _hardware_title(key: tuple, with_sampling: bool) -> str:

@@ -51,6 +51,7 @@ class Context:
     threshold: float | None = None
     budget_text: str = ""  # e.g. "6,000 env steps"
     fmt: Callable[[float], str] = field(default=lambda value: f"{value:.3g}")
+    cannot_compare: str = ""  # non-empty: why no cell's score can differ (e.g. no weights sent)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ class Verdict:
 
 
 def judge(cells: list[CellScores], context: Context) -> Verdict:
+    if context.cannot_compare:  # the one cause: no other reason, and no seeds, would change it
+        summary = "Cannot compare cells: nothing in this run could make their scores differ."
+        return Verdict(INCONCLUSIVE, summary, [context.cannot_compare], [], {}, {})
     present = [cell for cell in cells if not cell.missing_why]
     reasons = _missing_reasons(cells)
     if len(present) < 2:

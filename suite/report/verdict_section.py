@@ -10,7 +10,8 @@ from suite.report import analysis
 from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt, plural
 from suite.report.normalize import Normalization, normalization
-from suite.report.verdict import CellScores, Context, judge
+from suite.report.scope import UPDATES, no_broadcast_text
+from suite.report.verdict import INCONCLUSIVE, CellScores, Context, judge
 
 AXES = [axis for axis in analysis.CELL if axis != "env"]
 STATUS_WHY = {"ERROR": "failed", "STALLED": "stalled", "RUNNING": "did not finish"}
@@ -33,7 +34,10 @@ def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
         _env_verdict(env, group, norms[env], shown)
         for env, group in trials.groupby("env", sort=True)
     ]
-    if len(norms) > 1:
+    comparable = not all(
+        item["verdict"].strength == INCONCLUSIVE and item["blocked"] for item in items
+    )
+    if len(norms) > 1 and comparable:  # where no env can compare cells, neither can all together
         items.append(_pooled_verdict(trials, norms, shown))
     return items
 
@@ -86,6 +90,7 @@ def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> dict:
         "basis": f"return at {budget_text(env_trials)}, IQM over seeds",
         "threshold_note": _threshold_note(env_trials, threshold),
         "notes": drop_notes(env_trials),
+        "blocked": bool(context.cannot_compare),
     }
 
 
@@ -133,6 +138,7 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> di
         "bootstrap stratified by env; " + "; ".join(sorted(names)),
         "threshold_note": "",
         "notes": [],
+        "blocked": False,
     }
 
 
@@ -146,4 +152,5 @@ def env_verdict_cells(trials: pd.DataFrame) -> tuple:
 
 def _context(trials: pd.DataFrame) -> Context:
     norm = _normalization(trials)
-    return Context(norm.floor, norm.ceiling, _threshold(trials), budget_text(trials), fmt)
+    blocked = no_broadcast_text(trials) if UPDATES in trials else ""
+    return Context(norm.floor, norm.ceiling, _threshold(trials), budget_text(trials), fmt, blocked)
