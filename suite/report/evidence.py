@@ -63,16 +63,28 @@ def _over_k1(scores: dict[Cell, np.ndarray]) -> dict[Cell, Interval]:
 
 @figures.styled
 def _figure(scores, intervals, improvements, label, alt: str) -> figures.Image:
-    """IQM intervals and P(improvement) side by side (7.6 in: fits an 800 px window unscaled)."""
+    """IQM intervals and P(improvement) side by side, each panel 2.2 in wide with room on its
+    left for its longest cell label (broadcast_interval and hardware make labels long)."""
     height = 1.4 + 0.34 * max(len(scores), len(improvements), 5)
-    figure = Figure(figsize=(7.6, height))
-    axes = figure.subplots(1, 2)
-    _interval_panel(axes[0], scores, intervals, label)
-    _improvement_panel(axes[1], improvements, label)
-    figures.margins(
-        figure, left=0.14, right=0.98, bottom=0.75 / height, top=1 - 0.4 / height, wspace=0.75
-    )
+    left = _label_inches([label(cell) for cell in scores])
+    middle = _label_inches([f"{label(cell)} vs K=1" for cell in improvements] or ["no cell"])
+    panel, gap = 2.2, 0.25
+    width = left + panel + gap + middle + panel + gap
+    figure = Figure(figsize=(width, height))
+    bottom, top = 0.75 / height, 1 - 0.4 / height
+    first = figure.add_axes((left / width, bottom, panel / width, top - bottom))
+    second_x = (left + panel + gap + middle) / width
+    second = figure.add_axes((second_x, bottom, panel / width, top - bottom))
+    _interval_panel(first, scores, intervals, label)
+    _improvement_panel(second, improvements, label)
+    for axis in (first, second):
+        axis.tick_params(axis="y", labelsize=7.5)
     return figures.encode(figure, alt)
+
+
+def _label_inches(labels: list[str]) -> float:
+    """Room for tick labels at 7.5 pt: about 0.058 in per character, plus the ticks."""
+    return 0.15 + 0.058 * max(len(text) for text in labels)
 
 
 @figures.styled

@@ -13,6 +13,7 @@ import io
 from dataclasses import dataclass
 
 import matplotlib
+import matplotlib.lines
 import matplotlib.ticker
 import numpy as np
 import pandas as pd
@@ -239,7 +240,7 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     panels = (
         (("steady_drop_fraction",), "drop fraction"),
         (("steady_reuse",), "reuse"),
-        (("arrival_steps_per_s", "trained_steps_per_s"), "env steps/s: sampled —, trained --"),
+        (("arrival_steps_per_s", "trained_steps_per_s"), "env steps/s"),
     )
     ks = sorted(cells["k"].unique())
     intervals = sorted(cells["broadcast_interval"].unique())
@@ -269,7 +270,10 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
             if row == len(ks) - 1:
                 axis.set_xlabel("broadcast_interval")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="upper center", ncol=len(ns), frameon=False)
+    for style, name in (("-", "sampled"), ("--", "trained (env steps/s)")):
+        handles.append(matplotlib.lines.Line2D([], [], color="grey", linestyle=style))
+        labels.append(name)
+    figure.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False)
     margins(
         figure,
         left=0.09,
