@@ -53,7 +53,8 @@ def test_the_verdicts_pick_is_not_told_to_change_without_following_the_verdict()
     alone = cell_advice(cell(n=16, k=10), rates, Standing())
     assert alone.endswith("Lower K.")
     picked = cell_advice(cell(n=16, k=10), rates, Standing(PICKED, "N=16, K=10", "leaning"))
-    assert "follow the verdict" in picked
+    assert picked.startswith("Keep it: the verdict picks this cell on return (leaning)")
+    assert "Lower K." not in picked
 
 
 def test_a_balanced_cell_the_verdict_ranks_lower_is_told_so():

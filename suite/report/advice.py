@@ -62,10 +62,12 @@ def cell_advice(cell: Cell, rates: Rates, verdict: Standing) -> str:
         )
     change, text = _buffer_advice(cell, rates)
     if change and verdict.role == PICKED:
+        finding, action = text.rsplit(". ", 1)
         return (
-            f"{text} But the verdict picks this cell on return ({verdict.strength}): follow the "
-            "verdict, since return is what is tuned for and these rates only say where samples "
-            "go; try the change as a new run against this cell."
+            f"Keep it: the verdict picks this cell on return ({verdict.strength}), and return is "
+            f"what is tuned for; the buffer rates only say where samples go. They say: "
+            f"{_lower_first(finding)}. Test their hint ({_lower_first(action.rstrip('.'))}) as a "
+            "new run against this cell, not instead of it."
         )
     if not change and verdict.role == BEHIND:
         return (
@@ -102,3 +104,7 @@ def _buffer_advice(cell: Cell, rates: Rates) -> tuple[bool, str]:
             f"them out first, so a K above {max(1, round(reuse))} buys little here. Lower K."
         )
     return False, "Balanced: few drops, little waiting, and batches used close to K times. Keep it."
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]

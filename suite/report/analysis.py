@@ -48,10 +48,12 @@ STEPS_TO_THRESHOLD = Metric(
 TIME_TO_THRESHOLD = Metric(
     "seconds_to_threshold_at_budget", "seconds to threshold", False, True, "s"
 )
-THROUGHPUT = Metric("mean_env_steps_per_s", "env steps/s", True, unit="env steps/s")
-DROP_FRACTION = Metric("drop_fraction", "drop fraction", False)
-REUSE = Metric("reuse", "reuse", None)
+THROUGHPUT = Metric("mean_env_steps_per_s", "env steps/s, whole run", True, unit="env steps/s")
+DROP_FRACTION = Metric("drop_fraction", "drop fraction, whole run", False)
+REUSE = Metric("reuse", "reuse, whole run", None)
 STALENESS = Metric("staleness_updates_mean", "staleness (updates)", None, unit="updates")
+# The whole run's rates (warm-up included) from the trials table; the buffer diagnostics and the
+# aggregation window show steady-state rates (``buffer_section.steady_cells``) and say so.
 CELL_METRICS = (
     FINAL_RETURN,
     AUC,

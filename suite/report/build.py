@@ -210,7 +210,7 @@ def _setting(
         "title": title,
         "seeds_note": _seeds_note(mine, trials, missing),
         "threshold": fmt(threshold),
-        "evidence": evidence_section(trials, title, shown),
+        "evidence": evidence_section(trials, title, shown, ks),
         "curves": sections.learning_curves(iterations, trials, threshold, title, ks),
         "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
         "buffer": buffer_section(

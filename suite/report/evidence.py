@@ -25,7 +25,8 @@ MAX_PROFILES = 8
 PROFILE_POINTS = 60
 
 
-def evidence_section(trials: pd.DataFrame, title: str, shown: Shown) -> dict:
+def evidence_section(trials: pd.DataFrame, title: str, shown: Shown, ks: list) -> dict:
+    """``ks``: the page's K values, so each K keeps its colour (``figures.k_colours``)."""
     scores = _scores(trials)
     if not scores:
         return {"reason": "No cell has a return at the budget, so there is no evidence to plot."}
@@ -36,7 +37,7 @@ def evidence_section(trials: pd.DataFrame, title: str, shown: Shown) -> dict:
     label = functools.partial(Cell.label, shown=shown)
     images = [
         _figure(scores, intervals, improvements, label, f"evidence, {title}"),
-        _profile_figure(scores, intervals, label, f"performance profile, {title}"),
+        _profile_figure(scores, intervals, label, ks, f"performance profile, {title}"),
     ]
     return {"images": images}
 
@@ -88,9 +89,9 @@ def _label_inches(labels: list[str]) -> float:
 
 
 @figures.styled
-def _profile_figure(scores, intervals, label, alt: str) -> figures.Image:
+def _profile_figure(scores, intervals, label, ks, alt: str) -> figures.Image:
     figure = Figure(figsize=(3.8, 3.2))
-    _profile_panel(figure.subplots(), scores, intervals, label)
+    _profile_panel(figure.subplots(), scores, intervals, label, ks)
     figures.margins(figure, left=0.18, right=0.96, bottom=0.16, top=0.9)
     return figures.encode(figure, alt)
 
@@ -137,13 +138,22 @@ def _improvement_panel(axis, improvements, label) -> None:
     axis.set(title="P(improvement) over K=1", xlabel="P(cell beats same N, K=1)")
 
 
-def _profile_panel(axis, scores, intervals, label) -> None:
+def _profile_panel(axis, scores, intervals, label, ks) -> None:
+    """A line per cell: colour by K as on the whole page, line style by N."""
+    colours = figures.k_colours(ks)
+    ns = sorted({cell.n for cell in scores})
     everything = np.concatenate(list(scores.values()))
     low, high = float(everything.min()), float(everything.max())
     taus = np.linspace(low - 1e-9, high if high > low else low + 1.0, PROFILE_POINTS)
     best = sorted(scores, key=lambda cell: (-intervals[cell].point, cell))[:MAX_PROFILES]
     for cell in best:
-        axis.plot(taus, performance_profile([scores[cell]], taus), label=label(cell))
+        axis.plot(
+            taus,
+            performance_profile([scores[cell]], taus),
+            label=label(cell),
+            color=colours[float(cell.k)],
+            linestyle=figures.LINE_STYLES[ns.index(cell.n) % len(figures.LINE_STYLES)],
+        )
     axis.set(title="performance profile", xlabel="return τ", ylabel="fraction of runs > τ")
     axis.set_ylim(-0.02, 1.02)
     axis.legend(fontsize=7.5)
