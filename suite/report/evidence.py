@@ -84,8 +84,8 @@ def _figure(scores, intervals, improvements, label, alt: str) -> figures.Image:
 
 
 def _label_inches(labels: list[str]) -> float:
-    """Room for tick labels at 7.5 pt: about 0.058 in per character, plus the ticks."""
-    return 0.15 + 0.058 * max(len(text) for text in labels)
+    """Room for tick labels at 7.5 pt: about 0.06 in per character, plus the ticks."""
+    return 0.3 + 0.06 * max(len(text) for text in labels)
 
 
 @figures.styled
