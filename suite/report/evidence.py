@@ -64,12 +64,12 @@ def _over_k1(scores: dict[Cell, np.ndarray]) -> dict[Cell, Interval]:
 
 @figures.styled
 def _figure(scores, intervals, improvements, label, alt: str) -> figures.Image:
-    """IQM intervals and P(improvement) side by side, each panel 2.2 in wide with room on its
+    """IQM intervals and P(improvement) side by side, each panel 2.0 in wide with room on its
     left for its longest cell label (broadcast_interval and hardware make labels long)."""
     height = 1.4 + 0.34 * max(len(scores), len(improvements), 5)
     left = _label_inches([label(cell) for cell in scores])
     middle = _label_inches([f"{label(cell)} vs K=1" for cell in improvements] or ["no cell"])
-    panel, gap = 2.2, 0.25
+    panel, gap = 2.0, 0.25
     width = left + panel + gap + middle + panel + gap
     figure = Figure(figsize=(width, height))
     bottom, top = 0.75 / height, 1 - 0.4 / height
@@ -90,7 +90,7 @@ def _label_inches(labels: list[str]) -> float:
 
 @figures.styled
 def _profile_figure(scores, intervals, label, ks, alt: str) -> figures.Image:
-    figure = Figure(figsize=(3.8, 3.2))
+    figure = Figure(figsize=(3.4, 3.2))
     _profile_panel(figure.subplots(), scores, intervals, label, ks)
     figures.margins(figure, left=0.18, right=0.96, bottom=0.16, top=0.9)
     return figures.encode(figure, alt)

@@ -104,10 +104,6 @@ def _bootstrap(
     confidence: float,
     seed: int,
 ) -> Interval:
-    """One interval of a statistic of runs that does not depend on their order (IQM, mean,
-    P(improvement)): each task's runs are sorted first, so the same runs in another order (a
-    store's rows shuffled) give the same resamples and the same interval."""
-    samples = [np.sort(np.asarray(sample, dtype=float)) for sample in samples]
     point, low, high = _bootstrap_arrays(statistic, samples, resamples, confidence, seed)
     return Interval(float(point), float(low), float(high))
 
