@@ -81,6 +81,9 @@ def scores(trials: pd.DataFrame, metric: Metric) -> np.ndarray:
 
 
 def interval(values: np.ndarray) -> Interval | None:
+    """IQM with its CI; the values are sorted first, so the same scores give the same interval
+    wherever the page shows them (verdict, race, heatmaps), in whatever order they came."""
+    values = np.sort(values)
     if values.size == 0:
         return None
     if values.size >= 2 and np.all(values == values[0]):  # every seed alike: no bootstrap needed

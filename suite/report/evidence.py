@@ -47,7 +47,7 @@ def _scores(trials: pd.DataFrame) -> dict[Cell, np.ndarray]:
     done = analysis.finished(trials)
     found = {}
     for key, group in done.groupby(analysis.CELL, sort=True):
-        values = group[analysis.FINAL_RETURN.column].dropna().to_numpy(float)
+        values = np.sort(group[analysis.FINAL_RETURN.column].dropna().to_numpy(float))
         if values.size:
             found[Cell.of(dict(zip(analysis.CELL, key, strict=True)))] = values
     return found

@@ -157,7 +157,7 @@ def evidence_text(comparison: dict, decision: dict, labels: dict[str, str]) -> s
 
 
 def improvement_text(leader: list[float], cell: list[float]) -> str:
-    found = probability_of_improvement_ci([np.asarray(leader)], [np.asarray(cell)])
+    found = probability_of_improvement_ci([np.sort(leader)], [np.sort(cell)])
     if not found.known:
         return f"P(leader better) {found.point:.2f}, no CI (fewer than 2 seeds)"
     if found.low == found.high:

@@ -64,7 +64,7 @@ def cell_scores(env_trials: pd.DataFrame, shown: Shown) -> dict[tuple, CellScore
     env = env_trials["env"].iloc[0]
     for key, group in env_trials.groupby(AXES, sort=True):
         label = Cell.of({"env": env, **dict(zip(AXES, key, strict=True))}).label(shown)
-        scores = analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy()
+        scores = np.sort(analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy())
         cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
     return cells
 
