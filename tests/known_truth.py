@@ -28,10 +28,14 @@ def known_truth_run(
     pong_at_floor: bool = True,
     silent: tuple = (),
     seed: int = 0,
+    exact: dict[tuple, list[float]] | None = None,
+    pong_base: float | None = None,
+    with_failed_trial: bool = True,
 ) -> Path:
-    """CartPole returns ~100 (noise sd 1) plus ``lifted[(n, k)]``; Pong at -21 if asked;
-    cells in ``silent`` never finish an episode."""
-    write_synthetic_run(path, GRID_CELLS * seeds, 6, seed=seed)
+    """CartPole returns ~100 (noise sd 1) plus ``lifted[(n, k)]``; Pong at -21 if asked, or
+    ``pong_base`` plus a hundredth of CartPole's lift and noise; cells in ``silent`` never finish
+    an episode; ``exact[(n, k)]`` sets CartPole's return of that cell per seed."""
+    write_synthetic_run(path, GRID_CELLS * seeds, 6, seed=seed, with_failed_trial=with_failed_trial)
     iterations = pd.read_parquet(path / schema.ITERATIONS_FILE)
     rng = np.random.default_rng(seed)
     noise = rng.normal(0.0, 1.0, size=iterations["trial_id"].nunique())
@@ -39,7 +43,14 @@ def known_truth_run(
     cartpole = iterations["env"] == CARTPOLE
     lift = [lifted.get((n, k), 0.0) for n, k in zip(iterations["n"], iterations["k"], strict=True)]
     values = 100.0 + np.asarray(lift) + iterations["trial_id"].map(per_trial).to_numpy()
-    returns = np.where(cartpole, values, -21.0 if pong_at_floor else values)
+    pong = -21.0 if pong_at_floor else values
+    if pong_base is not None:
+        pong = pong_base + (values - 100.0) / 100.0
+    returns = np.where(cartpole, values, pong)
+    for (n, k), per_seed in (exact or {}).items():
+        chosen = cartpole & (iterations["n"] == n) & (iterations["k"] == k)
+        by_seed = iterations["seed"].map(dict(enumerate(per_seed)))
+        returns = np.where(chosen, by_seed.to_numpy(dtype=float), returns)
     returns = np.where(iterations["iteration"] == 1, np.nan, returns)
     for n, k in silent:
         returns = np.where(

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from ray.rllib.algorithms.appo.utils import CircularBuffer
 
-from suite.report.buffer_model import cell_advice, model_error, predict_grid
+from suite.report.buffer_model import model_error, predict_grid
 from suite.rllib_buffer import drive, drop_rule, production_rate, simulate_buffer
 
 
@@ -123,12 +123,3 @@ def test_slow_learner_with_one_slot_drops_the_surplus():
     prediction = simulate_buffer(1, 1, arrival_rate=4.0, consumption_rate=1.0, batches=4000)
     assert prediction.drop_fraction == pytest.approx(0.75, abs=0.03)
     assert prediction.reuse == pytest.approx(0.25, abs=0.03)
-
-
-def test_advice_is_one_consistent_piece_per_cell():
-    assert "falls behind" in cell_advice(drop_fraction=0.4, reuse=1.0, k=4, wait_share=0.6)
-    waiting = cell_advice(drop_fraction=0.0, reuse=1.0, k=4, wait_share=0.6)
-    assert "sampling is the bottleneck" in waiting and "Lower K" not in waiting
-    assert "Lower K" in cell_advice(drop_fraction=0.0, reuse=1.0, k=4, wait_share=0.05)
-    assert "Balanced" in cell_advice(drop_fraction=0.0, reuse=1.9, k=2, wait_share=0.1)
-    assert "Lower K" in cell_advice(drop_fraction=0.0, reuse=1.0, k=2, wait_share=0.0)

@@ -42,8 +42,9 @@ def test_every_section_is_there(html):
         assert heading in html
     assert '<meta name="viewport"' in html
     assert "http://" not in html and "https://" not in html  # self-contained
-    # across envs: evidence; per env: 2 evidence, curves for 3 Ks, 8 heatmaps, buffer over time
-    assert html.count('src="data:image/png;base64,') == 1 + 2 * (2 + 3 + 8 + 1)
+    # across envs: evidence; per env: 2 evidence, one curves figure (every K on one axis), 8 maps,
+    # buffer over time
+    assert html.count('src="data:image/png;base64,') == 1 + 2 * (2 + 1 + 8 + 1)
     assert "n = 3 seeds per N×K cell" in html
 
 

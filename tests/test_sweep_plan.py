@@ -102,6 +102,17 @@ def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
     ]
 
 
+def test_dry_run_says_which_trials_cannot_broadcast_weights(tmp_path):
+    # the quickstart: 6,000 env steps of 500-step batches at broadcast_interval 20; K=1 cells
+    # make at most 12 updates, K=2 cells up to 24 (RLlib's own count may still fall short)
+    plan = plan_sweep(load_sweep("atari_nk"), "smoke", TWO_CORES, tmp_path)
+    lines = plan.broadcast_warnings()
+    assert lines and all("K=1: at most 12 learner updates" in line for line in lines), lines
+    assert all("fewer than broadcast_interval 20" in line for line in lines)
+    laptop = plan_sweep(load_sweep("cartpole_nk"), "laptop", TWO_CORES, tmp_path)
+    assert laptop.broadcast_warnings() == []
+
+
 def test_seeds_and_overrides_reach_every_trial():
     trials = load_sweep("cartpole_nk").trials("smoke", seeds=3, overrides={"lr": 0.001})
     assert sorted({t.axes["seed"] for t in trials}) == [0, 1, 2]

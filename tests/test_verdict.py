@@ -45,7 +45,7 @@ def test_tie_is_named_as_a_tie_in_any_order(tmp_path):
     verdict = verdict_of(run, CARTPOLE)
     assert verdict.strength == INCONCLUSIVE
     assert sorted(verdict.best) == ["N=4, K=2", "N=8, K=1"]
-    assert any(reason.startswith("overlapping CIs") for reason in verdict.reasons)
+    assert any(reason.startswith("CIs overlap: ") for reason in verdict.reasons)
 
 
 def test_missing_cell_keeps_a_clear_winner_from_decisive(tmp_path):

@@ -54,8 +54,10 @@ def write_synthetic_run(
     *,
     num_learners: tuple[int, ...] = (1,),
     num_gpus_per_learner: tuple[float, ...] = (0.0,),
+    with_failed_trial: bool = True,
 ) -> Path:
-    """Write ``run.json``, the three tables and per-trial configs under ``path``; return it."""
+    """Write ``run.json``, the three tables and per-trial configs under ``path``; return it.
+    ``with_failed_trial``: the middle trial fails a third of the way (as a crashed actor)."""
     if n_trials < 1 or n_iterations < 1:
         raise ValueError("a synthetic run needs n_trials >= 1 and n_iterations >= 1")
     path = Path(path)
@@ -64,8 +66,9 @@ def write_synthetic_run(
     metadata = _run_metadata(specs, seed)
     tables = RunTables(path, metadata)
     axes = _register(tables, specs, metadata["run_id"])
-    iterations, learners = _curves(axes, n_iterations, rng)
-    _add_rows(tables, iterations, learners)
+    failed = _failed_trial_index(len(specs)) if with_failed_trial else None
+    iterations, learners = _curves(axes, n_iterations, rng, failed)
+    _add_rows(tables, iterations, learners, failed)
     tables.consolidate()
     write_json(path / schema.RUN_METADATA_FILE, metadata)
     return path
@@ -80,8 +83,10 @@ def _register(tables: RunTables, specs: list[TrialSpec], run_id: str) -> pd.Data
     return pd.DataFrame(list(tables.axes.values()))
 
 
-def _add_rows(tables: RunTables, iterations: pd.DataFrame, learners: pd.DataFrame) -> None:
-    failed = sorted(tables.axes)[_failed_trial_index(len(tables.axes))]
+def _add_rows(
+    tables: RunTables, iterations: pd.DataFrame, learners: pd.DataFrame, failed_index: int | None
+) -> None:
+    failed = None if failed_index is None else sorted(tables.axes)[failed_index]
     learners_of = dict(tuple(learners.groupby("trial_id", sort=False)))
     for trial_id, rows in iterations.groupby("trial_id", sort=False):
         trial_learners = learners_of[trial_id].to_dict("records")
@@ -115,7 +120,9 @@ def _env(name: str) -> SyntheticEnv:
     return next(env for env in ENVS if env.name == name)
 
 
-def _curves(axes: pd.DataFrame, n_iterations: int, rng) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _curves(
+    axes: pd.DataFrame, n_iterations: int, rng, failed: int | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Iteration and learner rows of every trial, built as (trials x iterations) arrays."""
     count = len(axes)
     envs = [_env(name) for name in axes["env"]]
@@ -123,7 +130,8 @@ def _curves(axes: pd.DataFrame, n_iterations: int, rng) -> tuple[pd.DataFrame, p
     k = axes["k"].to_numpy(float)[:, None]
     workers = np.maximum(axes["num_learners"].to_numpy(float), 1.0)[:, None]
     lengths = np.full(count, n_iterations)
-    lengths[_failed_trial_index(count)] = max(1, n_iterations // 3)
+    if failed is not None:
+        lengths[failed] = max(1, n_iterations // 3)
     it = np.arange(1, n_iterations + 1, dtype=float)[None, :]
     alive = it <= lengths[:, None]
 

@@ -48,10 +48,12 @@ STEPS_TO_THRESHOLD = Metric(
 TIME_TO_THRESHOLD = Metric(
     "seconds_to_threshold_at_budget", "seconds to threshold", False, True, "s"
 )
-THROUGHPUT = Metric("mean_env_steps_per_s", "env steps/s", True, unit="env steps/s")
-DROP_FRACTION = Metric("drop_fraction", "drop fraction", False)
-REUSE = Metric("reuse", "reuse", None)
+THROUGHPUT = Metric("mean_env_steps_per_s", "env steps/s, whole run", True, unit="env steps/s")
+DROP_FRACTION = Metric("drop_fraction", "drop fraction, whole run", False)
+REUSE = Metric("reuse", "reuse, whole run", None)
 STALENESS = Metric("staleness_updates_mean", "staleness (updates)", None, unit="updates")
+# The whole run's rates (warm-up included) from the trials table; the buffer diagnostics and the
+# aggregation window show steady-state rates (``buffer_section.steady_cells``) and say so.
 CELL_METRICS = (
     FINAL_RETURN,
     AUC,
@@ -78,14 +80,17 @@ def scores(trials: pd.DataFrame, metric: Metric) -> np.ndarray:
     return values[~np.isnan(values)]
 
 
-def interval(values: np.ndarray, seed: int = 0) -> Interval | None:
+def interval(values: np.ndarray) -> Interval | None:
+    """IQM with its CI; the values are sorted first, so the same scores give the same interval
+    wherever the page shows them (verdict, race, heatmaps), in whatever order they came."""
+    values = np.sort(values)
     if values.size == 0:
         return None
     if values.size >= 2 and np.all(values == values[0]):  # every seed alike: no bootstrap needed
         return Interval(float(values[0]), float(values[0]), float(values[0]))
     if np.isinf(values).any():  # percentiles of infinities are fine, the bootstrap mean is not
         return _interval_with_infinities(values)
-    return stratified_bootstrap_ci(interquartile_mean, [values], seed=seed)
+    return stratified_bootstrap_ci(interquartile_mean, [values])
 
 
 NEVER = 1e15  # stands in for "never reached" inside the bootstrap, mapped back to inf after

@@ -58,29 +58,3 @@ def model_error(grid: pd.DataFrame) -> ModelError:
         drop_fraction=float((grid["predicted_drop_fraction"] - grid["drop_fraction"]).abs().max()),
         reuse=float((grid["predicted_reuse"] - grid["reuse"]).abs().max()),
     )
-
-
-DROPPING = 0.10  # drop fraction above which the learner is said to fall behind
-WAITING = 0.30  # learner wait share above which sampling is said to be the bottleneck
-REUSED = 0.75  # reuse below this share of K: K is not reached
-
-
-def cell_advice(drop_fraction: float, reuse: float, k: float, wait_share: float) -> str:
-    """One piece of advice for one N x K cell; the first rule that applies wins, so a cell is
-    never told both to raise and to lower K."""
-    if drop_fraction > DROPPING:
-        return (
-            f"The learner falls behind: {drop_fraction:.0%} of env steps are dropped unseen. "
-            "Add learners or lower K."
-        )
-    if wait_share > WAITING:
-        return (
-            f"The learner waits for data {wait_share:.0%} of the time: sampling is the "
-            "bottleneck. Add env runners (a higher K reuses each batch more meanwhile)."
-        )
-    if k > 1 and reuse < REUSED * k:
-        return (
-            f"Batches are used {reuse:.2f} times on average of K={k:g}: newer batches push them "
-            f"out first, so a K above {max(1, round(reuse)):g} buys little here. Lower K."
-        )
-    return "Balanced: few drops, little waiting, and batches used close to K times. Keep it."

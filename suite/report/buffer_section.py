@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from suite.report import analysis, buffer_model, figures
+from suite.report.advice import Rates, cell_advice, standing
+from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt, plural
+from suite.report.verdict import Verdict
 
-MODEL_DROP_BOUND = 0.05  # absolute drop-fraction error beyond which the model's advice is withheld
-MODEL_REUSE_BOUND = 0.15  # reuse error, as a fraction of K
 MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
 LIFETIME = [
     "buffer_env_steps_added_lifetime",
@@ -52,6 +53,7 @@ def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
             "steady_iterations": steady.groupby("trial_id").size(),
             "steady_s": sums["time_this_iter_s"],
             "arrival_steps_per_s": delta["buffer_env_steps_added_lifetime"] / seconds,
+            "trained_steps_per_s": delta["buffer_env_steps_trained_lifetime"] / seconds,
             "trained_steps_per_busy_s": delta["buffer_env_steps_trained_lifetime"] / busy,
             "arrival_batches_per_s": delta["buffer_batches_added_lifetime"] / seconds,
             "samples_per_busy_s": delta["buffer_samples_lifetime"] / busy,
@@ -71,35 +73,45 @@ def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     done = analysis.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
-        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
-    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.BUFFER_AXES])
+        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
+    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.CELL])
     if steady.empty:
-        return pd.DataFrame(columns=[*analysis.BUFFER_AXES, "trials"])
+        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
     numeric = steady.replace([np.inf, -np.inf], np.nan)
-    cells = numeric.groupby(analysis.BUFFER_AXES).median().reset_index()
-    cells["trials"] = steady.groupby(analysis.BUFFER_AXES).size().to_numpy()
+    cells = numeric.groupby(analysis.CELL).median(numeric_only=True).reset_index()
+    cells["trials"] = steady.groupby(analysis.CELL).size().to_numpy()
     usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
     usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
     if usable.empty:
         return cells
     predicted = buffer_model.predict_grid(usable)
-    columns = [*analysis.BUFFER_AXES, "predicted_drop_fraction", "predicted_reuse"]
-    return cells.merge(predicted[columns], on=analysis.BUFFER_AXES, how="left")
+    columns = [*analysis.CELL, "predicted_drop_fraction", "predicted_reuse"]
+    return cells.merge(predicted[columns], on=analysis.CELL, how="left")
 
 
 def buffer_section(
-    iterations: pd.DataFrame, trials: pd.DataFrame, title: str, cells: pd.DataFrame
+    iterations: pd.DataFrame,
+    trials: pd.DataFrame,
+    title: str,
+    cells: pd.DataFrame,
+    shown: Shown,
+    verdict: Verdict | None,
+    ks: list,
 ) -> dict:
-    """One setting's diagnostics; ``cells``: its rows of ``steady_cells``."""
+    """One setting's diagnostics; ``cells``: its rows of ``steady_cells``; ``verdict``: its
+    env's, which the advice must not contradict."""
     done = analysis.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
         return {"reason": "No finished trial recorded an iteration in this setting."}
     return {
-        "images": [_over_time(rows, title)],
-        "rllib_note": _rllib_note(rows),
-        "cells": [_cell_row(row) for row in cells.to_dict("records")],
+        "images": [_over_time(rows, title, ks)],
+        "rllib_note": _rllib_note(rows, trials),
+        "cells": _cell_rows(cells, shown, verdict),
+        "advice_note": _advice_note(cells),
         "model_error": model_error_text(cells),
+        "bound": STATED_BOUND,
+        "min_batches": buffer_model.MIN_BATCHES_TO_CHECK,
         "reason": "" if len(cells) else _no_steady_state(rows),
     }
 
@@ -116,18 +128,34 @@ def model_error_text(cells: pd.DataFrame) -> str:
     error = buffer_model.model_error(grid)
     found = (
         f"The model's largest error over these {plural(len(grid), 'cell')}: drop fraction "
-        f"{error.drop_fraction:.3f} (stated bound {buffer_model.DROP_ERROR_BOUND:g}), reuse "
-        f"{error.reuse:.3f} (stated bound {buffer_model.REUSE_ERROR_BOUND:g})"
+        f"±{error.drop_fraction:.3f}, reuse ±{error.reuse:.3f}, against its stated bound "
+        f"({STATED_BOUND})"
     )
     batches = float(grid["steady_batches"].median())
     if batches < buffer_model.MIN_BATCHES_TO_CHECK:
         return (
-            f"{found}; not checked against the bounds: the trials put a median of "
+            f"{found}; not checked against it: the trials put a median of "
             f"{fmt(batches)} batches per learner in steady state, under the "
             f"{buffer_model.MIN_BATCHES_TO_CHECK} the model's steady state needs."
         )
-    verdict = "within the bounds" if error.within_bounds else "OUTSIDE the stated bounds"
-    return f"{found}: {verdict}."
+    outside = int((~_within_bound(grid)).sum())
+    if not outside:
+        return f"{found}: every cell within it."
+    return f"{found}: {plural(outside, 'cell')} outside it, whose model advice is withheld."
+
+
+# The buffer model's one accuracy bound, per cell: the page checks the grid and withholds a
+# cell's model advice against the same numbers.
+STATED_BOUND = (
+    f"±{buffer_model.DROP_ERROR_BOUND:g} drop fraction, ±{buffer_model.REUSE_ERROR_BOUND:g} reuse"
+)
+
+
+def _within_bound(grid: pd.DataFrame) -> pd.Series:
+    """Per cell of ``grid`` (predicted_* beside drop_fraction and reuse): within the bound."""
+    drop = (grid["predicted_drop_fraction"] - grid["drop_fraction"]).abs()
+    reuse = (grid["predicted_reuse"] - grid["reuse"]).abs()
+    return (drop <= buffer_model.DROP_ERROR_BOUND) & (reuse <= buffer_model.REUSE_ERROR_BOUND)
 
 
 def _no_steady_state(rows: pd.DataFrame) -> str:
@@ -137,13 +165,40 @@ def _no_steady_state(rows: pd.DataFrame) -> str:
     )
 
 
-def _cell_row(row: dict) -> dict:
-    advice = buffer_model.cell_advice(
-        row["steady_drop_fraction"], row["steady_reuse"], row["k"], row["wait_share"]
+def _too_few_batches(cells: pd.DataFrame) -> bool:
+    """True when no cell reached the batches the buffer's steady state needs: no advice at all."""
+    return (
+        bool(len(cells))
+        and not (cells["steady_batches"] >= buffer_model.MIN_BATCHES_TO_CHECK).any()
     )
-    known = pd.notna(row.get("predicted_drop_fraction", np.nan))
+
+
+def _advice_note(cells: pd.DataFrame) -> str:
+    if not _too_few_batches(cells):
+        return ""
+    return (
+        "No advice for any cell: each put at most "
+        f"{fmt(float(cells['steady_batches'].max()))} batches per learner in steady state, under "
+        f"the {buffer_model.MIN_BATCHES_TO_CHECK} the buffer's steady state needs."
+    )
+
+
+def _cell_rows(cells: pd.DataFrame, shown: Shown, verdict: Verdict | None) -> list[dict]:
+    rows = [_cell_row(row, shown, verdict) for row in cells.to_dict("records")]
+    if _too_few_batches(cells):  # the one line above the table says why, once
+        rows = [row | {"advice": "—", "model_advice": "—"} for row in rows]
+    return rows
+
+
+def _cell_row(row: dict, shown: Shown, verdict: Verdict | None) -> dict:
+    cell = Cell.of(row)
+    label = cell.label(shown)
+    place = standing(verdict, label)
+    measured = Rates(
+        row["steady_drop_fraction"], row["steady_reuse"], row["wait_share"], row["steady_batches"]
+    )
     return {
-        "cell": f"N={row['n']:g}, K={row['k']:g}",
+        "cell": label,
         "trials": int(row["trials"]),
         "warm_up": fmt(float(row["warm_up_iterations"])),
         "arrival": fmt(float(row["arrival_steps_per_s"])),
@@ -151,41 +206,52 @@ def _cell_row(row: dict) -> dict:
         "wait": _percent(row["wait_share"]),
         "drop": fmt(float(row["steady_drop_fraction"])),
         "reuse": fmt(float(row["steady_reuse"])),
-        "advice": advice,
-        **_model_verdict(row, row if known else None),
+        "advice": cell_advice(cell, measured, place),
+        **_model_verdict(row, cell, measured, place),
     }
 
 
-def _model_verdict(row: dict, prediction) -> dict:
-    if prediction is None:
+def _model_verdict(row: dict, cell: Cell, measured: Rates, place) -> dict:
+    if pd.isna(row.get("predicted_drop_fraction", np.nan)):
         return {"predicted": "n/a", "error": "n/a", "model_advice": "no rates to model"}
-    drop_error = abs(prediction["predicted_drop_fraction"] - row["steady_drop_fraction"])
-    reuse_error = abs(prediction["predicted_reuse"] - row["steady_reuse"]) / row["k"]
-    predicted = (
-        f"drop {fmt(prediction['predicted_drop_fraction'])}, "
-        f"reuse {fmt(prediction['predicted_reuse'])}"
+    if not measured.steady_batches >= buffer_model.MIN_BATCHES_TO_CHECK:  # too few to say
+        unchecked = cell_advice(cell, measured, place)
+    else:
+        unchecked = ""
+    drop_error = abs(row["predicted_drop_fraction"] - row["steady_drop_fraction"])
+    reuse_error = abs(row["predicted_reuse"] - row["steady_reuse"])
+    predicted = f"drop {fmt(row['predicted_drop_fraction'])}, reuse {fmt(row['predicted_reuse'])}"
+    error = f"drop ±{fmt(drop_error)}, reuse ±{fmt(reuse_error)}"
+    grid = pd.DataFrame(
+        [row | {"drop_fraction": row["steady_drop_fraction"], "reuse": row["steady_reuse"]}]
     )
-    error = f"drop ±{fmt(drop_error)}, reuse ±{_percent(reuse_error)} of K"
-    if not (drop_error <= MODEL_DROP_BOUND and reuse_error <= MODEL_REUSE_BOUND):
+    if unchecked:
+        return {"predicted": predicted, "error": error, "model_advice": unchecked}
+    if not bool(_within_bound(grid).iloc[0]):
         return {
             "predicted": predicted,
             "error": error,
-            "model_advice": "withheld: the model misses the measurement by more than its bound",
+            "model_advice": f"withheld: the model misses this cell by more than its stated "
+            f"bound ({STATED_BOUND})",
         }
-    advice = buffer_model.cell_advice(
-        prediction["predicted_drop_fraction"],
-        prediction["predicted_reuse"],
-        row["k"],
-        row["wait_share"],
+    modelled = Rates(
+        row["predicted_drop_fraction"],
+        row["predicted_reuse"],
+        measured.wait_share,
+        measured.steady_batches,
     )
-    return {"predicted": predicted, "error": error, "model_advice": advice}
+    return {
+        "predicted": predicted,
+        "error": error,
+        "model_advice": cell_advice(cell, modelled, place),
+    }
 
 
 def _percent(value) -> str:
     return "n/a" if pd.isna(value) else f"{100 * float(value):.0f}%"
 
 
-def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
+def _over_time(rows: pd.DataFrame, title: str, ks: list) -> figures.Image:
     """One line per cell (its first trial by id), at most MAX_TRIAL_LINES."""
     first = rows.groupby(["n", "k"])["trial_id"].min()
     ids = first.sort_values().head(MAX_TRIAL_LINES)
@@ -197,38 +263,87 @@ def _over_time(rows: pd.DataFrame, title: str) -> figures.Image:
         )
     )
     per_trial = dict(tuple(chosen.groupby("trial_id")))
-    return figures.buffer_over_time(per_trial, f"buffer over time, {title}")
+    return figures.buffer_over_time(per_trial, ks, f"buffer over time, {title}")
 
 
-def _rllib_note(rows: pd.DataFrame) -> str:
-    """When RLlib's own trained-steps counter last moved, against the suite's exact one."""
-    rows = rows.sort_values(["trial_id", "iteration"])
-    counter = rows["rllib_env_steps_trained_lifetime"]
-    moved = counter.notna() & counter.ne(counter.groupby(rows["trial_id"]).shift())
-    last_moved = rows[moved].groupby("trial_id")["iteration"].max()
-    final = rows.groupby("trial_id").last()
-    ratio = (
-        final["rllib_env_steps_trained_lifetime"] / final["buffer_env_steps_trained_lifetime"]
-    ).dropna()
-    if ratio.empty:
-        return "RLlib reported no trained env steps in this setting."
-    stalled = ""
-    if len(last_moved):
-        ends = rows.groupby("trial_id")["iteration"].max()
-        stalled = (
-            f" RLlib's counter last moved at iteration {_span(last_moved)} of "
-            f"{_span(ends)} ({plural(len(last_moved), 'trial')}), while the suite's count kept "
-            "rising."
+RELATION_TOLERANCE = 0.02  # relative: a ratio this close to a relation matches it
+
+
+def rllib_relation(rows: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Per trial, at its last iteration: RLlib's num_env_steps_trained_lifetime divided by the
+    suite's count of env steps trained on, and which relation of that run's own numbers it
+    matches: ``1/reuse`` (RLlib counts each batch once, not per use), ``x num_epochs`` (it
+    counts every epoch's pass) or ``num_epochs/reuse`` (both); "" when none does, "none" when
+    RLlib reported nothing."""
+    last = rows.sort_values(["trial_id", "iteration"]).groupby("trial_id").last()
+    rllib = last["rllib_env_steps_trained_lifetime"]
+    suite = last["buffer_env_steps_trained_lifetime"].where(lambda v: v > 0)
+    reuse = suite / last["buffer_env_steps_added_lifetime"].where(lambda v: v > 0)
+    epochs = trials.set_index("trial_id")["num_epochs"].reindex(last.index).fillna(1.0)
+    table = pd.DataFrame(
+        {
+            "ratio": rllib.where(rllib > 0) / suite,
+            "reuse": reuse,
+            "epochs": epochs,
+            "broadcast_interval": last["broadcast_interval"],
+            "updates": last["buffer_samples_lifetime"],
+        }
+    )
+    candidates = {
+        "1/reuse": 1.0 / table["reuse"],
+        "x num_epochs": table["epochs"],
+        "num_epochs/reuse": table["epochs"] / table["reuse"],
+    }
+    table["matches"] = ""
+    for name, value in candidates.items():  # the first that fits: the simplest relation
+        fits = ((table["ratio"] / value - 1).abs() <= RELATION_TOLERANCE) & (table["matches"] == "")
+        table.loc[fits, "matches"] = name
+    table.loc[table["ratio"].isna(), "matches"] = "none"
+    return table
+
+
+MEANING = {
+    "1/reuse": "RLlib counts each batch once, not each of its uses: it is the suite's count "
+    "divided by reuse",
+    "x num_epochs": "RLlib counts each of the num_epochs passes over a batch as env steps trained",
+    "num_epochs/reuse": "RLlib counts each batch once per epoch, not per use: num_epochs "
+    "divided by reuse",
+}
+
+
+def _rllib_note(rows: pd.DataFrame, trials: pd.DataFrame) -> str:
+    """What RLlib's trained-steps counter is, against the suite's exact one, in this setting."""
+    table = rllib_relation(rows, trials)
+    parts = []
+    for name, group in table.groupby("matches", sort=True):
+        count = plural(len(group), "trial")
+        if name == "none":
+            parts.append(
+                f"{count}: RLlib reported no trained env steps. Its learner hands metrics over "
+                "only on every broadcast_interval-th update call, and these trials made at most "
+                f"{fmt(float(group['updates'].max()))} updates against broadcast_interval "
+                f"{_span(group['broadcast_interval'])}"
+            )
+            continue
+        low, high = fmt(float(group["ratio"].min())), fmt(float(group["ratio"].max()))
+        ratios = low if low == high else f"{low}–{high}"
+        if name:
+            parts.append(f"{count}: RLlib ÷ suite = {ratios}, matching {name}. {MEANING[name]}")
+            continue
+        parts.append(
+            f"{count}: RLlib ÷ suite = {ratios}, matching none of 1/reuse, x num_epochs "
+            f"({_span(group['epochs'])}) or their quotient"
+            + (
+                f"; at broadcast_interval {_span(group['broadcast_interval'])} RLlib's counter "
+                "moves in jumps of that many updates, so it lags"
+                if group["broadcast_interval"].max() > 1
+                else ""
+            )
         )
     return (
-        f"At the last iteration RLlib's num_env_steps_trained_lifetime is "
-        f"{fmt(float(ratio.min()))}–{fmt(float(ratio.max()))} of the env steps the learner "
-        f"really trained on (the suite counts every sample taken from the buffer).{stalled} "
-        "Why it lags: RLlib's learner hands its metrics over only on every "
-        "broadcast_interval-th update call (IMPALALearner.update, BATCHES_PER_AGGREGATION in "
-        "ray/rllib/algorithms/impala/impala_learner.py), so the counter moves in jumps of that "
-        "many batches and stands still between them; a short run may see a single jump. Use the "
-        "suite's count."
+        "RLlib's num_env_steps_trained_lifetime at each trial's last iteration, divided by the "
+        "env steps the learner really trained on (the suite counts every sample taken from the "
+        "buffer): " + "; ".join(parts) + ". Use the suite's count."
     )
 
 

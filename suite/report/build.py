@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,15 +16,17 @@ from suite.report import (
     budget,
     glossary,
     race,
+    scope,
     search,
     sections,
     trial_table,
     window,
 )
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
+from suite.report.cell import Shown
 from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.formatting import fmt, learners_text, plural, sampling_text
-from suite.report.reliability import reliability
+from suite.report.reliability import guard_releases, reliability
 from suite.report.verdict_section import (
     budget_text,
     normalizations,
@@ -90,18 +93,41 @@ def render(template: str, context: dict) -> str:
     return environment.get_template(template).render(**context)
 
 
+def in_canonical_order(run: RunData) -> RunData:
+    """The run with its tables sorted by trial, iteration and learner: the same store gives the
+    same page whatever order its rows were written in (curves, bootstraps and tables all follow
+    row order)."""
+    return replace(
+        run,
+        trials=_sorted(run.trials, ["trial_id"]),
+        iterations=_sorted(run.iterations, ["trial_id", "iteration"]),
+        learners=_sorted(run.learners, ["trial_id", "iteration", "learner"]),
+    )
+
+
+def _sorted(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    present = [column for column in columns if column in frame]
+    return frame.sort_values(present, kind="stable").reset_index(drop=True)
+
+
 def prepared_trials(run: RunData) -> pd.DataFrame:
     """The trials table plus the equal-budget columns and each trial's run order; of a race,
     the trials of its last rung (the race section shows the others)."""
     planned = race.final_env_steps(run.race) or budget.planned_env_steps(run.metadata)
     trials = race.final_trials(run.trials, run.race)
     trials = budget.with_budget_metrics(trials, run.iterations, planned)
+    trials = scope.with_learner_updates(trials, run.iterations)
     details = trial_table.trial_details(run.path, trials["trial_id"])
     return trial_table.with_run_order(trials, details)
 
 
 def report_context(run: RunData) -> dict:
+    run = in_canonical_order(run)
     trials = prepared_trials(run)
+    shown = Shown.of(trials)
+    ks = sorted(trials["k"].unique())  # one colour per K across the page
+    judged = verdicts(trials, shown)
+    by_env = {item["scope"]: item["verdict"] for item in judged}
     cells = analysis.cell_table(trials)
     norms = normalizations(trials)
     scales = sections.heatmap_scales(cells, norms, trials)
@@ -111,24 +137,31 @@ def report_context(run: RunData) -> dict:
     }
     sampling = varies(trials, analysis.SAMPLING)
     settings = [
-        _setting(run, setting_trials, cells, scales, key, steady[key[:-1]], sampling)
+        _setting(
+            run, setting_trials, cells, scales, key, steady[key[:-1]], sampling, shown, by_env, ks
+        )
         for key, setting_trials in trials.groupby(SETTING, sort=True)
     ]
     failed = trials[trials["status"] != analysis.FINISHED]
+    aggregation = [
+        _aggregation(run, group, cells, key, steady[key], sampling)
+        for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
+    ]
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "verdicts": verdicts(trials),
+        "verdicts": judged,
+        "first_screen": scope.first_screen(run, trials, judged),
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),
-        "pooled_evidence": pooled_evidence(trials, norms) if len(norms) > 1 else None,
+        "pooled_evidence": pooled_evidence(trials, norms, shown)
+        if len(judged) > len(norms)
+        else None,
         "settings": settings,
-        "aggregation": [
-            _aggregation(run, group, cells, key, steady[key], sampling)
-            for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
-        ],
+        "aggregation": aggregation,
+        "aggregation_folded": _aggregation_folded(aggregation),
         "scaling": sections.scaling(trials),
         "failed": [
             row | {"label": trial_label(row)}
@@ -139,9 +172,9 @@ def report_context(run: RunData) -> dict:
         "table_rows": trial_table.rows(trials),
         "order_note": trial_table.order_note(run.metadata),
         "glossary": glossary.TERMS,
-        "metadata": sections.metadata_rows(run.metadata),
-        "reliability": reliability(trials, run.metadata),
-        "race": race.race_section(run.race, trials),
+        "metadata": sections.metadata_rows(run.metadata | {"seeds": _seeds_ran(run)}),
+        "reliability": reliability(trials, run.metadata, run.iterations),
+        "race": race.race_section(run.race, run.trials, shown),
     }
 
 
@@ -188,6 +221,9 @@ def _setting(
     key,
     steady: pd.DataFrame,
     with_sampling: bool,
+    shown: Shown,
+    verdict_of: dict,
+    ks: list,
 ) -> dict:
     env, interval = key[0], key[-1]
     iterations = _of_trials(run.iterations, trials)
@@ -205,13 +241,20 @@ def _setting(
         "title": title,
         "seeds_note": _seeds_note(mine, trials, missing),
         "threshold": fmt(threshold),
-        "evidence": evidence_section(trials, title),
-        "curves": sections.learning_curves(iterations, trials, threshold, title),
+        "evidence": evidence_section(trials, title, shown, ks),
+        "curves": sections.learning_curves(iterations, trials, threshold, title, ks),
         "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
         "buffer": buffer_section(
-            iterations, trials, title, _matching(steady, ["broadcast_interval"], (interval,))
+            iterations,
+            trials,
+            title,
+            _matching(steady, ["broadcast_interval"], (interval,)),
+            shown,
+            verdict_of.get(env),
+            ks,
         ),
         "settings_note": _rate_settings(trials),
+        "returns_folded": scope.no_broadcast_text(trials),
     }
 
 
@@ -225,13 +268,38 @@ def _aggregation(
 ) -> dict:
     title = _hardware_title(key, with_sampling)
     mine = _matching(cells, HARDWARE_SETTING, key)
-    releases = window.guard_releases(run.iterations, trials)
-    mine = mine.merge(releases, on=analysis.CELL, how="left") if len(releases) else mine
+    releases = guard_releases(run.iterations, trials)
+    if releases is not None and len(steady):
+        steady = steady.merge(releases, on=analysis.CELL, how="left")
+    order = trial_table.order_note(run.metadata)
     return {
         "title": title,
         "model_error": model_error_text(steady),
-        **window.aggregation_section(mine, title),
+        **window.aggregation_section(steady, mine, title, order),
     }
+
+
+def _seeds_ran(run: RunData) -> str:
+    """The seeds of the trials table (every trial that ran), beside run.json's own list when it
+    says less (a race records its first rung's seeds)."""
+    ran = sorted(int(seed) for seed in run.trials["seed"].unique())
+    planned = [int(seed) for seed in run.metadata.get("seeds") or []]
+    text = ", ".join(str(seed) for seed in ran)
+    if planned and planned != ran:
+        listed = ", ".join(str(seed) for seed in planned)
+        text += f" (every trial that ran; run.json lists {listed})"
+    return text
+
+
+def _aggregation_folded(blocks: list[dict]) -> str:
+    """One line for a run whose broadcast_interval never varies ("" when some block varies)."""
+    if any(block.get("varies_interval") for block in blocks):
+        return ""
+    checks = "; ".join(
+        f"{block['title']}: {block.get('check', block.get('reason', '')).rstrip('.')}"
+        for block in blocks
+    )
+    return f"broadcast_interval does not vary in this run. {checks}."
 
 
 def _hardware_title(key: tuple, with_sampling: bool) -> str:

@@ -12,7 +12,8 @@ import pandas as pd
 
 from suite.report import analysis
 from suite.report.build import default_report_path, prepared_trials, render
-from suite.report.formatting import describe_cell, fmt
+from suite.report.cell import Cell, Shown
+from suite.report.formatting import fmt
 from suite.store.reader import StoreError, load_run
 
 COMPARED = (
@@ -47,6 +48,9 @@ def _judge(a: list[float], b: list[float]) -> str:
     return MOVED if a[2] < b[1] or b[2] < a[1] else STILL
 
 
+EVERY_AXIS = Shown(broadcast_interval=True, hardware=True)  # two runs' grids may differ in any
+
+
 def unmatched_cells(cells_a: pd.DataFrame, cells_b: pd.DataFrame, a_name, b_name) -> list[str]:
     keys_a = set(map(tuple, cells_a[analysis.CELL].to_numpy().tolist()))
     keys_b = set(map(tuple, cells_b[analysis.CELL].to_numpy().tolist()))
@@ -54,7 +58,7 @@ def unmatched_cells(cells_a: pd.DataFrame, cells_b: pd.DataFrame, a_name, b_name
     for keys, name in ((keys_a - keys_b, a_name), (keys_b - keys_a, b_name)):
         for key in sorted(keys):
             cell = dict(zip(analysis.CELL, key, strict=True))
-            found.append(f"{cell['env']} · {describe_cell(cell, True, True)} (only in {name})")
+            found.append(f"{cell['env']} · {Cell.of(cell).label(EVERY_AXIS)} (only in {name})")
     return found
 
 
@@ -101,7 +105,7 @@ def _display(row: dict) -> dict:
     delta = row["b"][0] - row["a"][0] if not pd.isna([row["a"][0], row["b"][0]]).any() else None
     css = {MOVED: "moved", UNJUDGED: "unjudged"}.get(row["judgement"], "")
     return {
-        "cell": f"{row['env']} · {describe_cell(row, True, True)}",
+        "cell": f"{row['env']} · {Cell.of(row).label(EVERY_AXIS)}",
         "metric": row["metric"],
         "a": text(row["a"]),
         "b": text(row["b"]),

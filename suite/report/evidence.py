@@ -4,12 +4,15 @@ precipice"), all on the return at the common budget, with ``suite.stats``."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from suite.report import analysis, figures
-from suite.report.formatting import fmt
+from suite.report.cell import Cell, Shown
 from suite.stats import (
     Interval,
     interquartile_mean,
@@ -22,7 +25,8 @@ MAX_PROFILES = 8
 PROFILE_POINTS = 60
 
 
-def evidence_section(trials: pd.DataFrame, title: str) -> dict:
+def evidence_section(trials: pd.DataFrame, title: str, shown: Shown, ks: list) -> dict:
+    """``ks``: the page's K values, so each K keeps its colour (``figures.k_colours``)."""
     scores = _scores(trials)
     if not scores:
         return {"reason": "No cell has a return at the budget, so there is no evidence to plot."}
@@ -30,81 +34,70 @@ def evidence_section(trials: pd.DataFrame, title: str) -> dict:
         cell: stratified_bootstrap_ci(interquartile_mean, [v]) for cell, v in scores.items()
     }
     improvements = _over_k1(scores)
+    label = functools.partial(Cell.label, shown=shown)
     images = [
-        _figure(scores, intervals, improvements, f"evidence, {title}"),
-        _profile_figure(scores, intervals, f"performance profile, {title}"),
+        _figure(scores, intervals, improvements, label, f"evidence, {title}"),
+        _profile_figure(scores, intervals, label, ks, f"performance profile, {title}"),
     ]
-    return {"images": images, "improvements": _improvement_rows(improvements)}
+    return {"images": images}
 
 
-def _scores(trials: pd.DataFrame, varies: bool | None = None) -> dict[tuple, np.ndarray]:
-    """Per (N, K, broadcast_interval) cell; the interval is None where it does not vary."""
+def _scores(trials: pd.DataFrame) -> dict[Cell, np.ndarray]:
+    """Per cell, the returns at the budget of its finished trials (cells without any left out)."""
     done = analysis.finished(trials)
-    if varies is None:
-        varies = done["broadcast_interval"].nunique() > 1
     found = {}
-    for (n, k, interval), group in done.groupby(analysis.BUFFER_AXES, sort=True):
-        values = group[analysis.FINAL_RETURN.column].dropna().to_numpy(float)
+    for key, group in done.groupby(analysis.CELL, sort=True):
+        values = np.sort(group[analysis.FINAL_RETURN.column].dropna().to_numpy(float))
         if values.size:
-            found[(n, k, interval if varies else None)] = values
+            found[Cell.of(dict(zip(analysis.CELL, key, strict=True)))] = values
     return found
 
 
-def _over_k1(scores: dict[tuple, np.ndarray]) -> dict[tuple, Interval]:
+def _over_k1(scores: dict[Cell, np.ndarray]) -> dict[Cell, Interval]:
     """P(cell > the same N with K=1), with its CI, for every cell that has such a baseline."""
     return {
-        (n, k, b): probability_of_improvement_ci([values], [scores[(n, 1, b)]])
-        for (n, k, b), values in scores.items()
-        if k != 1 and (n, 1, b) in scores
+        cell: probability_of_improvement_ci([values], [scores[replace(cell, k=1)]])
+        for cell, values in sorted(scores.items())
+        if cell.k != 1 and replace(cell, k=1) in scores
     }
 
 
-def _improvement_rows(improvements: dict[tuple, Interval]) -> list[dict]:
-    return [
-        {
-            "cell": _label(cell),
-            "baseline": _label((cell[0], 1, cell[2])),
-            "value": fmt(found.point),
-            "ci": f"{fmt(found.low)} to {fmt(found.high)}" if found.known else "no CI (< 2 seeds)",
-        }
-        for cell, found in sorted(improvements.items(), key=_order)
-    ]
-
-
-def _order(item) -> tuple:
-    (n, k, interval), _ = item
-    return n, k, interval or 0
-
-
-def _label(cell: tuple) -> str:
-    n, k, interval = cell
-    return f"N={n:g}, K={k:g}" + ("" if interval is None else f", interval {interval:g}")
-
-
 @figures.styled
-def _figure(scores, intervals, improvements, alt: str) -> figures.Image:
-    """IQM intervals and P(improvement) side by side (7.6 in: fits an 800 px window unscaled)."""
+def _figure(scores, intervals, improvements, label, alt: str) -> figures.Image:
+    """IQM intervals and P(improvement) side by side, each panel 2.0 in wide with room on its
+    left for its longest cell label (broadcast_interval and hardware make labels long)."""
     height = 1.4 + 0.34 * max(len(scores), len(improvements), 5)
-    figure = Figure(figsize=(7.6, height))
-    axes = figure.subplots(1, 2)
-    _interval_panel(axes[0], scores, intervals)
-    _improvement_panel(axes[1], improvements)
-    figures.margins(
-        figure, left=0.14, right=0.98, bottom=0.75 / height, top=1 - 0.4 / height, wspace=0.75
-    )
+    left = _label_inches([label(cell) for cell in scores])
+    middle = _label_inches([f"{label(cell)} vs K=1" for cell in improvements] or ["no cell"])
+    panel, gap = 2.0, 0.25
+    width = left + panel + gap + middle + panel + gap
+    figure = Figure(figsize=(width, height))
+    bottom, top = 0.75 / height, 1 - 0.4 / height
+    first = figure.add_axes((left / width, bottom, panel / width, top - bottom))
+    second_x = (left + panel + gap + middle) / width
+    second = figure.add_axes((second_x, bottom, panel / width, top - bottom))
+    _interval_panel(first, scores, intervals, label)
+    _improvement_panel(second, improvements, label)
+    for axis in (first, second):
+        axis.tick_params(axis="y", labelsize=7.5)
     return figures.encode(figure, alt)
 
 
+def _label_inches(labels: list[str]) -> float:
+    """Room for tick labels at 7.5 pt: about 0.06 in per character, plus the ticks."""
+    return 0.3 + 0.06 * max(len(text) for text in labels)
+
+
 @figures.styled
-def _profile_figure(scores, intervals, alt: str) -> figures.Image:
-    figure = Figure(figsize=(3.8, 3.2))
-    _profile_panel(figure.subplots(), scores, intervals)
+def _profile_figure(scores, intervals, label, ks, alt: str) -> figures.Image:
+    figure = Figure(figsize=(3.4, 3.2))
+    _profile_panel(figure.subplots(), scores, intervals, label, ks)
     figures.margins(figure, left=0.18, right=0.96, bottom=0.16, top=0.9)
     return figures.encode(figure, alt)
 
 
-def _interval_panel(axis, scores, intervals) -> None:
-    cells = sorted(scores, key=lambda cell: intervals[cell].point)
+def _interval_panel(axis, scores, intervals, label) -> None:
+    cells = sorted(scores, key=lambda cell: (intervals[cell].point, cell))
     rng = np.random.default_rng(0)
     for row, cell in enumerate(cells):
         found = intervals[cell]
@@ -113,12 +106,12 @@ def _interval_panel(axis, scores, intervals) -> None:
         axis.plot(found.point, row, "|", color="tab:blue", markersize=10, markeredgewidth=2)
         jitter = rng.uniform(-0.15, 0.15, size=scores[cell].size)
         axis.plot(scores[cell], row + jitter, "o", color="black", markersize=3, alpha=0.7)
-    axis.set_yticks(range(len(cells)), [_label(cell) for cell in cells])
+    axis.set_yticks(range(len(cells)), [label(cell) for cell in cells])
     axis.set(title="IQM, 95% CI, seeds", xlabel="return at budget")
     axis.margins(x=0.12, y=0.15)
 
 
-def _improvement_panel(axis, improvements) -> None:
+def _improvement_panel(axis, improvements, label) -> None:
     if not improvements:
         axis.text(
             0.5,
@@ -130,7 +123,7 @@ def _improvement_panel(axis, improvements) -> None:
         )
         axis.set(title="P(improvement) over K=1", xticks=[], yticks=[])
         return
-    cells = [cell for cell, _ in sorted(improvements.items(), key=_order)]
+    cells = sorted(improvements)
     for row, cell in enumerate(cells):
         found = improvements[cell]
         if found.known:
@@ -141,48 +134,60 @@ def _improvement_panel(axis, improvements) -> None:
     axis.axvline(0.5, color="grey", linestyle=":")
     axis.set_xlim(-0.05, 1.05)
     axis.margins(y=0.15)
-    axis.set_yticks(range(len(cells)), [f"{_label(cell)} vs K=1" for cell in cells])
+    axis.set_yticks(range(len(cells)), [f"{label(cell)} vs K=1" for cell in cells])
     axis.set(title="P(improvement) over K=1", xlabel="P(cell beats same N, K=1)")
 
 
-def _profile_panel(axis, scores, intervals) -> None:
+def _profile_panel(axis, scores, intervals, label, ks) -> None:
+    """A line per cell: colour by K as on the whole page, line style by N."""
+    colours = figures.k_colours(ks)
+    ns = sorted({cell.n for cell in scores})
     everything = np.concatenate(list(scores.values()))
     low, high = float(everything.min()), float(everything.max())
     taus = np.linspace(low - 1e-9, high if high > low else low + 1.0, PROFILE_POINTS)
-    best = sorted(scores, key=lambda cell: -intervals[cell].point)[:MAX_PROFILES]
+    best = sorted(scores, key=lambda cell: (-intervals[cell].point, cell))[:MAX_PROFILES]
     for cell in best:
-        axis.plot(taus, performance_profile([scores[cell]], taus), label=_label(cell))
+        axis.plot(
+            taus,
+            performance_profile([scores[cell]], taus),
+            label=label(cell),
+            color=colours[float(cell.k)],
+            linestyle=figures.LINE_STYLES[ns.index(cell.n) % len(figures.LINE_STYLES)],
+        )
     axis.set(title="performance profile", xlabel="return τ", ylabel="fraction of runs > τ")
     axis.set_ylim(-0.02, 1.02)
     axis.legend(fontsize=7.5)
 
 
-def pooled_evidence(trials: pd.DataFrame, norms: dict) -> dict:
+def pooled_evidence(trials: pd.DataFrame, norms: dict, shown: Shown) -> dict:
     """Across envs, on normalized returns: IQM with its CI stratified by env (each env's seeds
     as dots) and the performance profile averaged over envs, for cells every env has."""
-    varies = analysis.finished(trials)["broadcast_interval"].nunique() > 1
-    per_env = {env: _scores(group, varies) for env, group in trials.groupby("env", sort=True)}
+    per_env = {
+        env: {replace(cell, env=""): values for cell, values in _scores(group).items()}
+        for env, group in trials.groupby("env", sort=True)
+    }
     shared = sorted(set.intersection(*(set(cells) for cells in per_env.values())))
     if len(per_env) < 2 or not shared:
         return {"reason": "No N×K cell has a return at the budget on every env."}
     tasks = {cell: [norms[env](per_env[env][cell]) for env in per_env] for cell in shared}
     intervals = {cell: stratified_bootstrap_ci(interquartile_mean, t) for cell, t in tasks.items()}
-    return {"images": [_pooled_figure(tasks, intervals, "evidence across envs")]}
+    label = functools.partial(Cell.label, shown=shown)
+    return {"images": [_pooled_figure(tasks, intervals, label, "evidence across envs")]}
 
 
 @figures.styled
-def _pooled_figure(tasks, intervals, alt: str) -> figures.Image:
+def _pooled_figure(tasks, intervals, label, alt: str) -> figures.Image:
     height = 1.4 + 0.34 * max(len(tasks), 5)
     figure = Figure(figsize=(8.0, height))
     axes = figure.subplots(1, 2)
     scores = {cell: np.concatenate(parts) for cell, parts in tasks.items()}
-    _interval_panel(axes[0], scores, intervals)
+    _interval_panel(axes[0], scores, intervals, label)
     axes[0].set(title="IQM over envs and seeds, 95% CI", xlabel="normalized return at budget")
     everything = np.concatenate(list(scores.values()))
     low, high = float(everything.min()), float(everything.max())
     taus = np.linspace(low - 1e-9, high if high > low else low + 1.0, PROFILE_POINTS)
-    for cell in sorted(tasks, key=lambda cell: -intervals[cell].point)[:MAX_PROFILES]:
-        axes[1].plot(taus, performance_profile(tasks[cell], taus), label=_label(cell))
+    for cell in sorted(tasks, key=lambda cell: (-intervals[cell].point, cell))[:MAX_PROFILES]:
+        axes[1].plot(taus, performance_profile(tasks[cell], taus), label=label(cell))
     axes[1].set(
         title="performance profile, mean over envs",
         xlabel="normalized return τ",

@@ -13,6 +13,8 @@ import io
 from dataclasses import dataclass
 
 import matplotlib
+import matplotlib.lines
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -66,34 +68,86 @@ def margins(figure: Figure, left=0.1, right=0.97, bottom=0.17, top=0.88, wspace=
     figure.subplots_adjust(left=left, right=right, bottom=bottom, top=top, wspace=wspace)
 
 
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def k_colours(ks) -> dict[float, tuple]:
+    """K -> its colour on every figure of a page (``ks``: the page's K values)."""
+    ordered = sorted({float(k) for k in ks})
+    palette = matplotlib.colormaps["tab10"](np.arange(len(ordered)) % 10)
+    return {k: tuple(colour) for k, colour in zip(ordered, palette, strict=True)}
+
+
+def env_steps_axis(axis) -> None:
+    """Env steps as 100k, 1.5M: full numbers run into each other on a narrow panel."""
+    axis.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))
+    axis.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
+
+
+def identical_groups(curves: dict) -> list[list]:
+    """Keys of ``curves`` (key -> (x, y)) grouped where their lines coincide exactly."""
+    groups: list[list] = []
+    for key, (x, y) in curves.items():
+        for group in groups:
+            gx, gy = curves[group[0]]
+            if (
+                len(gx) == len(x)
+                and np.array_equal(gx, x)
+                and np.array_equal(gy, y, equal_nan=True)
+            ):
+                group.append(key)
+                break
+        else:
+            groups.append([key])
+    return groups
+
+
 @styled
 def learning_curves(
-    panels: dict[str, dict[float, Band]], threshold: float | None, k: float, alt: str
+    panels: dict[str, dict[tuple, Band]], threshold: float | None, ks, alt: str
 ) -> Image:
-    """One K: a panel per x axis (env steps, wall time), a line per N with its CI band."""
-    figure = Figure(figsize=(7.6, 3.0))
+    """One setting: a panel per x axis (env steps, wall time), every (N, K) cell on it with its
+    CI band, colour by K (one colour per K across the page), line style by N. Cells whose
+    curves coincide are drawn once and named together in the legend."""
+    colours = k_colours(ks)
+    figure = Figure(figsize=(10, 3.6))
     axes = figure.subplots(1, len(panels), squeeze=False)[0]
     noted = False
     for axis, (x_label, bands) in zip(axes, panels.items(), strict=True):
-        for n, band in sorted(bands.items()):
+        ns = sorted({n for n, _ in bands})
+        groups = identical_groups({key: (band.x, band.iqm) for key, band in bands.items()})
+        for group in sorted(groups, key=lambda g: (g[0][1], g[0][0])):
+            n, k = group[0]
+            band = bands[(n, k)]
             seeds = "1 seed" if band.runs == 1 else f"{band.runs} seeds"
-            (line,) = axis.plot(
+            names = " = ".join(f"N={gn:g}, K={gk:g}" for gn, gk in group)
+            same = " (identical)" if len(group) > 1 else ""
+            axis.plot(
                 band.x,
                 band.iqm,
-                label=f"N={n:g} ({seeds})",
+                label=f"{names} ({seeds}){same}",
+                color=colours[float(k)],
+                linestyle=LINE_STYLES[ns.index(n) % len(LINE_STYLES)],
                 linewidth=1.6,
                 marker=".",
                 markersize=5 if len(band.x) < GRID_MARKERS else 0,
             )
             if band.low is not None:
-                axis.fill_between(band.x, band.low, band.high, color=line.get_color(), alpha=0.2)
+                axis.fill_between(band.x, band.low, band.high, color=colours[float(k)], alpha=0.15)
         note = _threshold_line(axis, threshold)
-        axis.set(title=f"K={k:g}, by {x_label}", ylabel="return (IQM over seeds)")
+        axis.set(title=f"return by {x_label}", ylabel="return (IQM over seeds)")
+        if x_label == "env steps":
+            env_steps_axis(axis)
         # under the x axis, not inside: the legend's "best" place does not avoid annotations
         axis.set_xlabel(x_label + (f"\n({note})" if note else ""))
-        axis.legend(loc="best", framealpha=0.85)
         noted = noted or bool(note)
-    margins(figure, left=0.1, bottom=0.23 if noted else 0.16, wspace=0.32)
+    handles, labels = axes[0].get_legend_handles_labels()
+    columns = min(4, len(labels))
+    figure.legend(handles, labels, loc="lower center", ncol=columns, frameon=False, fontsize=7.5)
+    rows = -(-len(labels) // columns)
+    bottom = (0.75 + 0.2 * rows + (0.15 if noted else 0)) / 3.6
+    figure.set_size_inches(10, 3.6 + 0.2 * rows)
+    margins(figure, left=0.07, right=0.98, bottom=bottom * 3.6 / (3.6 + 0.2 * rows), wspace=0.22)
     return encode(figure, alt)
 
 
@@ -136,50 +190,47 @@ def scaling(table: pd.DataFrame, alt: str) -> Image:
 
 
 @styled
-def buffer_over_time(per_trial: dict[str, pd.DataFrame], alt: str) -> Image:
-    """Each trial its own line (colour by K) against env steps: no averaging across trials."""
-    panels = (
+def buffer_over_time(per_trial: dict[str, pd.DataFrame], ks, alt: str) -> Image:
+    """Each trial its own line (colour by K, as on the whole page) against env steps: no
+    averaging across trials. Trials whose lines coincide are drawn once and named together."""
+    panels = [
         ("buffer_drop_fraction", "drop fraction (lifetime)"),
         ("buffer_reuse", "reuse (lifetime)"),
-        ("rllib_vs_true_trained", "RLlib / true env steps trained"),
-    )
-    figure = Figure(figsize=(10, 3.1))
-    axes = figure.subplots(1, 3)
-    ks = sorted({float(curve["k"].iloc[0]) for curve in per_trial.values()})
-    colours = dict(zip(ks, matplotlib.colormaps["tab10"](np.arange(len(ks)) % 10), strict=True))
+    ]
+    if any(curve["rllib_vs_true_trained"].notna().any() for curve in per_trial.values()):
+        panels.append(("rllib_vs_true_trained", "RLlib / suite env steps trained"))
+    figure = Figure(figsize=(3.4 * len(panels), 2.8))
+    axes = figure.subplots(1, len(panels))
+    colours = k_colours(ks)
+    shown_ks = sorted({float(curve["k"].iloc[0]) for curve in per_trial.values()})
+    same = []
     for axis, (column, label) in zip(axes, panels, strict=True):
-        for curve in per_trial.values():
+        lines = {
+            trial: (curve["env_steps"].to_numpy(float), curve[column].to_numpy(float))
+            for trial, curve in per_trial.items()
+        }
+        for group in identical_groups(lines):
+            curve = per_trial[group[0]]
             k = float(curve["k"].iloc[0])
-            axis.plot(curve["env_steps"], curve[column], color=colours[k], linewidth=1, alpha=0.8)
+            axis.plot(*lines[group[0]], color=colours[k], linewidth=1, alpha=0.8)
+            if len(group) > 1:
+                same.append((label, [_cell_name(per_trial[trial]) for trial in group]))
         axis.set(xlabel="env steps", ylabel=label, title=label)
-    for k, colour in colours.items():
-        axes[0].plot([], [], color=colour, label=f"K={k:g}")
+        env_steps_axis(axis)
+    for k in shown_ks:
+        axes[0].plot([], [], color=colours[k], label=f"K={k:g}")
     axes[0].legend()
-    margins(figure, left=0.07, wspace=0.4)
+    bottom = 0.17
+    if same:
+        text = "; ".join(f"{label}: {' = '.join(names)}" for label, names in same[:4])
+        figure.text(0.01, 0.01, "Drawn once, identical lines: " + text, fontsize=7.5, wrap=True)
+        bottom = 0.25
+    margins(figure, left=0.09, wspace=0.45, bottom=bottom)
     return encode(figure, alt)
 
 
-@styled
-def predicted_vs_measured(grid: pd.DataFrame, alt: str) -> Image:
-    figure = Figure(figsize=(7.6, 3.3))
-    axes = figure.subplots(1, 2)
-    for axis, name in zip(axes, ("drop_fraction", "reuse"), strict=True):
-        axis.scatter(grid[f"predicted_{name}"], grid[name], color="tab:blue")
-        for row in grid.itertuples():
-            axis.annotate(
-                f"N={row.n:g},K={row.k:g}",
-                (getattr(row, f"predicted_{name}"), getattr(row, name)),
-                fontsize=7.5,
-                xytext=(3, 3),
-                textcoords="offset points",
-            )
-        top = max(grid[f"predicted_{name}"].max(), grid[name].max(), 1e-3) * 1.15
-        axis.plot([0, top], [0, top], color="grey", linestyle=":", label="prediction = measured")
-        label = name.replace("_", " ")
-        axis.set(xlabel=f"predicted {label}", ylabel=f"measured {label}", title=label)
-        axis.legend(loc="upper left")
-    margins(figure, left=0.1, wspace=0.35)
-    return encode(figure, alt)
+def _cell_name(curve: pd.DataFrame) -> str:
+    return f"N={float(curve['n'].iloc[0]):g}, K={float(curve['k'].iloc[0]):g}"
 
 
 @styled
@@ -187,9 +238,9 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     """A row per K: drop fraction, reuse and env steps/s against broadcast_interval, a line per
     N (7.6 in wide: fits an 800 px window unscaled)."""
     panels = (
-        ("drop_fraction_point", "drop fraction"),
-        ("reuse_point", "reuse"),
-        ("mean_env_steps_per_s_point", "env steps/s"),
+        (("steady_drop_fraction",), "drop fraction"),
+        (("steady_reuse",), "reuse"),
+        (("arrival_steps_per_s", "trained_steps_per_s"), "env steps/s"),
     )
     ks = sorted(cells["k"].unique())
     intervals = sorted(cells["broadcast_interval"].unique())
@@ -200,16 +251,18 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     axes = figure.subplots(len(ks), len(panels), squeeze=False)
     for row, k in enumerate(ks):
         at_k = cells[cells["k"] == k]
-        for axis, (column, label) in zip(axes[row], panels, strict=True):
+        for axis, (columns, label) in zip(axes[row], panels, strict=True):
             for n, group in at_k.groupby("n"):
                 group = group.sort_values("broadcast_interval")
-                axis.plot(
-                    group["broadcast_interval"],
-                    group[column],
-                    marker="o",
-                    color=colours[n],
-                    label=f"N={n:g}",
-                )
+                for column, style in zip(columns, ("-", "--"), strict=False):
+                    axis.plot(
+                        group["broadcast_interval"],
+                        group[column],
+                        marker="o",
+                        linestyle=style,
+                        color=colours[n],
+                        label=f"N={n:g}" if style == "-" else None,
+                    )
             axis.set_xscale("log")
             axis.set_xticks(intervals, [f"{b:g}" for b in intervals])
             axis.minorticks_off()
@@ -217,7 +270,10 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
             if row == len(ks) - 1:
                 axis.set_xlabel("broadcast_interval")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="upper center", ncol=len(ns), frameon=False)
+    for style, name in (("-", "sampled"), ("--", "trained (env steps/s)")):
+        handles.append(matplotlib.lines.Line2D([], [], color="grey", linestyle=style))
+        labels.append(name)
+    figure.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False)
     margins(
         figure,
         left=0.09,

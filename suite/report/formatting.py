@@ -5,7 +5,7 @@ from __future__ import annotations
 from suite.humanize import fmt, plural
 from suite.stats import Interval
 
-__all__ = ["describe_cell", "fmt", "fmt_interval", "learners_text", "plural", "sampling_text"]
+__all__ = ["fmt", "fmt_interval", "learners_text", "plural", "sampling_text"]
 
 
 def fmt_interval(found: Interval | None) -> str:
@@ -25,16 +25,3 @@ def learners_text(num_learners: float, gpus_per_learner: float) -> str:
 
 def sampling_text(num_env_runners: float, num_envs_per_env_runner: float) -> str:
     return f"{num_env_runners:g} env runners × {num_envs_per_env_runner:g} envs"
-
-
-def describe_cell(
-    key: dict, with_hardware: bool = False, with_interval: bool = False, with_sampling=False
-) -> str:
-    text = f"N={key['n']:g}, K={key['k']:g}"
-    if with_interval:
-        text += f", broadcast_interval={key['broadcast_interval']:g}"
-    if with_sampling:
-        text += f", {sampling_text(key['num_env_runners'], key['num_envs_per_env_runner'])}"
-    if with_hardware:
-        text += f" ({learners_text(key['num_learners'], key['num_gpus_per_learner'])})"
-    return text

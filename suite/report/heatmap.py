@@ -35,7 +35,9 @@ def heatmap(
 ) -> Image:
     """``cells``: one setting's cell table; ``missing_why``: (n, k) -> why it has no value."""
     ns, ks = sorted(cells["n"].unique()), sorted(cells["k"].unique())
-    figure = Figure(figsize=(max(3.2, 1.05 * len(ks) + 1.6), max(2.6, 0.62 * len(ns) + 1.3)))
+    # 1.4 in per K where cells show a CI: "[-1,250, -1,235]" fits inside its cell
+    per_k = 1.4 if cells[f"{metric.column}_low"].notna().any() else 0.8
+    figure = Figure(figsize=(max(3.2, per_k * len(ks) + 1.6), max(2.4, 0.62 * len(ns) + 1.3)))
     axis = figure.subplots()
     norm = Normalize(*_widened(scale))
     colours = figure.colorbar(
@@ -65,25 +67,25 @@ def _widened(scale: tuple[float, float]) -> tuple[float, float]:
 def _image(axis, cells, metric, ns, ks, norm):
     grid = cells.pivot_table(index="n", columns="k", values=f"{metric.column}_point", dropna=False)
     grid = grid.reindex(index=ns, columns=ks).to_numpy(dtype=float)
-    shown = np.where(np.isinf(grid), norm.vmax, grid)  # never reached: the slow end
-    axis.set_facecolor(MISSING)
-    return axis.imshow(np.ma.masked_invalid(shown), cmap=COLOURS, norm=norm, aspect="auto")
+    axis.set_facecolor(MISSING)  # never reached (inf) and no value (NaN): hatched, not coloured
+    return axis.imshow(np.ma.masked_invalid(grid), cmap=COLOURS, norm=norm, aspect="auto")
 
 
 def _annotate(axis, i, j, row, metric: Metric, norm: Normalize, why: str) -> None:
     value = math.nan if row is None else float(row[f"{metric.column}_point"])
-    if math.isnan(value):
+    if math.isnan(value) or math.isinf(value):
         axis.add_patch(_hatch(i, j))
-        axis.text(j, i, _short_why(why), ha="center", va="center", fontsize=8, color="black")
+        text = "never" if math.isinf(value) else _short_why(why)
+        axis.text(j, i, text, ha="center", va="center", fontsize=8, color="black")
         return
     lines = [fmt(value)]
     low, high = float(row[f"{metric.column}_low"]), float(row[f"{metric.column}_high"])
     if not (math.isnan(low) or math.isnan(high)):
         lines.append(f"[{fmt(low)}, {fmt(high)}]")
     lines.append(f"n={int(row['seeds'])}")
-    shade = matplotlib.colormaps[COLOURS](norm(norm.vmax if math.isinf(value) else value))
+    shade = matplotlib.colormaps[COLOURS](norm(value))
     axis.text(
-        j, i, "\n".join(lines), ha="center", va="center", fontsize=8.5, color=_readable_on(shade)
+        j, i, "\n".join(lines), ha="center", va="center", fontsize=7.5, color=_readable_on(shade)
     )
 
 

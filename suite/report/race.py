@@ -3,14 +3,17 @@ env steps went. Reads ``race.json`` and the trials table only."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import figures
+from suite.report import analysis, figures
+from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt
+from suite.stats import probability_of_improvement_ci
 
 RULE = (
     "After each rung, every pair of cells with at least {min_seeds} scores each is tested "
@@ -46,9 +49,14 @@ def final_env_steps(race: dict | None) -> float | None:
     return float(race["decisions"][-1]["env_steps"])
 
 
-def race_section(race: dict | None, trials: pd.DataFrame) -> dict | None:
+def race_section(
+    race: dict | None, trials: pd.DataFrame, shown: Shown | None = None
+) -> dict | None:
+    """``trials``: the run's trials table, to name each race cell as the rest of the page does
+    (a cell none of whose trials is in it keeps the race's own name)."""
     if not race:
         return None
+    labels = _labels(race, trials, shown or Shown())
     schedule = race["schedule"]
     spent = _spent_by_cell(race)
     final = schedule["rungs"][-1]
@@ -60,12 +68,12 @@ def race_section(race: dict | None, trials: pd.DataFrame) -> dict | None:
             f"rung {i}: {rung['seeds']} seeds per cell x {fmt(rung['env_steps'])} env steps"
             for i, rung in enumerate(schedule["rungs"])
         ],
-        "decisions": [_decision_row(decision, race) for decision in race["decisions"]],
+        "decisions": [_decision_row(decision, race, labels) for decision in race["decisions"]],
         "status": _status(race),
         "spent": fmt(total),
         "grid": fmt(float(grid)),
         "ratio": f"{total / grid:.0%}" if grid else "n/a",
-        "image": _compute_figure(race, spent) if spent else None,
+        "image": _compute_figure(race, spent, labels) if spent else None,
         "first_seed": schedule.get("first_seed", 0),
     }
 
@@ -84,37 +92,88 @@ def _status(race: dict) -> str:
     return f"The race finished after its last rung, {race['rung']}."
 
 
-def _decision_row(decision: dict, race: dict) -> dict:
+def _labels(race: dict, trials: pd.DataFrame, shown: Shown) -> dict[str, str]:
+    """Race cell name -> the page's label of that cell, through the race's trial ids."""
+    if "trial_id" not in trials:
+        return {}
+    rows = trials.set_index("trial_id")
+    found = {}
+    for trial_id, trial in race["trials"].items():
+        if trial_id in rows.index and trial["cell"] not in found:
+            found[trial["cell"]] = Cell.of(rows.loc[trial_id]).label(shown)
+    return found
+
+
+def _decision_row(decision: dict, race: dict, labels: dict[str, str]) -> dict:
     rung_trials = [t for t in race["trials"].values() if t["rung"] == decision["rung"]]
     eliminated = [c for c in decision["comparisons"] if c["eliminated"]]
     kept = [c for c in decision["comparisons"] if not c["eliminated"]]
+    leader = decision["leader"] or ""
     return {
         "rung": decision["rung"],
         "env_steps": fmt(float(decision["env_steps"])),
         "racing": len(decision["racing"]),
         "trials": len(rung_trials),
         "spent": fmt(float(sum(t["env_steps"] for t in rung_trials))),
-        "leader": decision["leader"] or "none",
-        "leader_scores": _scores_text(decision["scores"].get(decision["leader"] or "", [])),
-        "eliminated": [_evidence(c, decision) for c in eliminated],
-        "kept": [_evidence(c, decision) for c in kept],
-        "without_scores": decision["without_scores"],
-        "challenger": decision["challenger"],
+        "leader": labels.get(leader, leader) or "none",
+        "leader_scores": _scores_text(decision["scores"].get(leader, [])),
+        "eliminated": [_evidence(c, decision, labels) for c in eliminated],
+        "kept": [_evidence(c, decision, labels) for c in kept],
+        "without_scores": [labels.get(cell, cell) for cell in decision["without_scores"]],
+        "challenger": labels.get(decision["challenger"], decision["challenger"]),
     }
 
 
-def _evidence(comparison: dict, decision: dict) -> dict:
+def _evidence(comparison: dict, decision: dict, labels: dict[str, str]) -> dict:
+    cell = comparison["cell"]
     return {
-        "cell": comparison["cell"],
-        "scores": _scores_text(decision["scores"].get(comparison["cell"], [])),
-        "evidence": comparison["evidence"],
+        "cell": labels.get(cell, cell),
+        "scores": _scores_text(decision["scores"].get(cell, [])),
+        "evidence": evidence_text(comparison, decision, labels),
     }
+
+
+BEATEN_BY = re.compile(r"^(?:kept|eliminated): (.+?) better with p = ")
+
+
+def evidence_text(comparison: dict, decision: dict, labels: dict[str, str]) -> str:
+    """The test behind a cell's elimination or survival, from the numbers race.json keeps: p and
+    Holm's limit to 3 significant digits (0.0104 is not 0.01), and P(leader better) with its CI
+    computed as the verdict computes it, from the same scores."""
+    p, limit = comparison.get("p_value"), comparison.get("holm_limit")
+    found = BEATEN_BY.match(comparison["evidence"])
+    if p is None or limit is None or math.isnan(p) or not found:
+        return comparison["evidence"]  # too few seeds to test: the race says how many
+    beaten_by = labels.get(found.group(1), found.group(1))
+    if comparison["eliminated"]:
+        test = f"eliminated: {beaten_by} better with p = {p:.3g}, within the Holm limit {limit:.3g}"
+    else:
+        test = f"kept: {beaten_by} better with p = {p:.3g}, above the Holm limit {limit:.3g}"
+    leader = decision["scores"].get(decision["leader"] or "", [])
+    mine = decision["scores"].get(comparison["cell"], [])
+    if not (leader and mine):
+        return test
+    return f"{test}; {improvement_text(leader, mine)}"
+
+
+def improvement_text(leader: list[float], cell: list[float]) -> str:
+    found = probability_of_improvement_ci([np.sort(leader)], [np.sort(cell)])
+    if not found.known:
+        return f"P(leader better) {found.point:.2f}, no CI (fewer than 2 seeds)"
+    if found.low == found.high:
+        pairs = "every" if found.point == 1.0 else "no"
+        return (
+            f"P(leader better) {found.point:.2f}: {pairs} leader seed beats every seed of this "
+            f"cell, so resampling {len(leader)} and {len(cell)} seeds gives no spread (no CI)"
+        )
+    return f"P(leader better) {found.point:.2f} (95% CI {found.low:.2f}-{found.high:.2f})"
 
 
 def _scores_text(scores: list[float]) -> str:
+    """Seeds and IQM, as the verdict and the heatmaps compute it (``analysis.interval``)."""
     if not scores:
         return "no score"
-    return f"{len(scores)} seeds, mean {fmt(float(np.mean(scores)))}"
+    return f"{len(scores)} seeds, IQM {fmt(analysis.interval(np.asarray(scores)).point)}"
 
 
 def _spent_by_cell(race: dict) -> dict[tuple[str, int], float]:
@@ -135,7 +194,9 @@ def _eliminated_at(race: dict) -> dict[str, int]:
 
 
 @figures.styled
-def _compute_figure(race: dict, spent: dict[tuple[str, int], float]) -> figures.Image:
+def _compute_figure(
+    race: dict, spent: dict[tuple[str, int], float], labels: dict[str, str]
+) -> figures.Image:
     cells = sorted(race["cells"], key=natural_key)
     rungs = sorted({rung for _, rung in spent})
     out = _eliminated_at(race)
@@ -146,7 +207,8 @@ def _compute_figure(race: dict, spent: dict[tuple[str, int], float]) -> figures.
     left = np.zeros(len(cells))
     for rung in rungs:
         widths = np.array([spent.get((cell, rung), 0.0) for cell in cells])
-        axis.barh(cells, widths, left=left, label=f"rung {rung}")
+        names = [labels.get(cell, cell) for cell in cells]
+        axis.barh(names, widths, left=left, label=f"rung {rung}")
         left += widths
     for row, cell in enumerate(cells):
         note = f"out after rung {out[cell]}" if cell in out else "raced to the end"

@@ -20,22 +20,43 @@ DEADLOCK_EXPLAINED = (
     "waiting call could put, and the trial hangs for good. That needs more batches put inside one "
     "aggregation window than the buffer holds (roughly broadcast_interval > N with K = 1). The "
     "suite's deadlock guard ends such a wait once the learner thread has sat idle on an empty "
-    "buffer for 0.5 s; what is trained and counted is unchanged. Each release below is a place "
+    "buffer for 0.5 s; what is trained and counted is unchanged. Each release is a place "
     "where plain RLlib 2.60 would have hung. benchmarks/repro/circular_buffer_deadlock.py "
     "reproduces it with plain RLlib."
 )
 CELL = analysis.CELL
+GUARD = "deadlock_guard_releases_lifetime"
+PREDATES_GUARD_COUNTER = (
+    "This store predates the deadlock guard's release counter, so releases are not known."
+)
 
 
-def reliability(trials: pd.DataFrame, metadata: dict) -> dict:
+def guard_releases(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame | None:
+    """Per cell: its trials and the aggregation waits the deadlock guard released in them
+    (summed, from each trial's last iteration). The one reader of guard releases: this section
+    and the aggregation window's table both show it. None when the store predates the counter."""
+    if GUARD not in iterations or iterations[GUARD].isna().all():
+        return None
+    ordered = iterations.sort_values(["trial_id", "iteration"])
+    last = ordered.groupby("trial_id")[GUARD].last()
+    per_trial = trials.assign(guard_releases=trials["trial_id"].map(last).fillna(0.0))
+    table = per_trial.groupby(CELL, as_index=False, sort=True).agg(
+        guard_trials=("trial_id", "count"), guard_releases=("guard_releases", "sum")
+    )
+    table["guard_releases"] = table["guard_releases"].astype(int)
+    return table
+
+
+def reliability(trials: pd.DataFrame, metadata: dict, iterations: pd.DataFrame) -> dict:
     """Context for ``reliability.html.j2``."""
     guard_on = metadata.get("deadlock_guard")
+    releases = guard_releases(iterations, trials)
     return {
         "explained": DEADLOCK_EXPLAINED,
         "guard_note": _guard_note(guard_on, metadata.get("stall_timeout_s")),
         "stalled": _stalled_trials(trials),
-        "guard_cells": _guard_cells(trials),
-        "unknown": int(trials["deadlock_guard_releases"].isna().all()),
+        "guard_cells": _guard_cells(releases),
+        "unknown": PREDATES_GUARD_COUNTER if releases is None else "",
     }
 
 
@@ -64,11 +85,10 @@ def _stalled_trials(trials: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def _guard_cells(trials: pd.DataFrame) -> list[dict]:
-    fired = trials[trials["deadlock_guard_releases"].fillna(0) > 0]
-    if fired.empty:
+def _guard_cells(releases: pd.DataFrame | None) -> list[dict]:
+    if releases is None:
         return []
-    grouped = fired.groupby(CELL, sort=True)["deadlock_guard_releases"]
-    table = grouped.agg(trials="count", releases="sum").reset_index()
-    table["releases"] = table["releases"].astype(int)
-    return table.to_dict("records")
+    fired = releases[releases["guard_releases"] > 0]
+    return fired.rename(columns={"guard_trials": "trials", "guard_releases": "releases"}).to_dict(
+        "records"
+    )

@@ -16,29 +16,29 @@ MAX_CURVES_PER_CELL = 50  # enough for a stable IQM band; keeps 1,000-trial repo
 CURVE_AXES = (("env_steps", "env steps"), ("wall_time_s", "wall time (s)"))
 
 
-def learning_curves(iterations: pd.DataFrame, trials: pd.DataFrame, threshold, title) -> dict:
+def learning_curves(
+    iterations: pd.DataFrame, trials: pd.DataFrame, threshold, title, ks: list[float]
+) -> dict:
+    """One figure per setting: every N x K cell on one axis per x (env steps, wall time), coloured
+    by K (``ks``: the page's K values, so a K keeps its colour across the page)."""
     done = analysis.finished(trials)
     if done.empty:
         return {"reason": "No finished trial in this setting, so there are no curves to pool."}
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     views = {label: run_curves(rows, column) for column, label in CURVE_AXES}
-    images, seeds = [], set()
-    for k, k_trials in done.groupby("k", sort=True):
-        panels = {label: {} for label in views}
-        for n, cell in k_trials.groupby("n", sort=True):
-            ids = [i for i in cell["trial_id"].head(MAX_CURVES_PER_CELL) if i in views["env steps"]]
-            found = bands([[curves[i] for i in ids if i in curves] for curves in views.values()])
-            for label, one in zip(views, found, strict=True):
-                if one is not None:
-                    panels[label][n] = one
-                    seeds.add(one.runs)
-        panels = {label: drawn for label, drawn in panels.items() if drawn}
-        if panels:
-            alt = f"learning curves, K={k:g}, {title}"
-            images.append(figures.learning_curves(panels, threshold, k, alt))
-    if not images:
+    panels, seeds = {label: {} for label in views}, set()
+    for (n, k), cell in done.groupby(["n", "k"], sort=True):
+        ids = [i for i in cell["trial_id"].head(MAX_CURVES_PER_CELL) if i in views["env steps"]]
+        found = bands([[curves[i] for i in ids if i in curves] for curves in views.values()])
+        for label, one in zip(views, found, strict=True):
+            if one is not None:
+                panels[label][(n, k)] = one
+                seeds.add(one.runs)
+    panels = {label: drawn for label, drawn in panels.items() if drawn}
+    if not panels:
         return {"reason": "No finished trial recorded an episode return yet."}
-    return {"images": images, "note": _curves_note(seeds)}
+    image = figures.learning_curves(panels, threshold, ks, f"learning curves, {title}")
+    return {"images": [image], "note": _curves_note(seeds)}
 
 
 def _curves_note(seeds: set[int]) -> str:
@@ -97,18 +97,63 @@ def heatmaps(
     cells: pd.DataFrame, missing_why: dict, scales: dict, env: str, title: str, threshold=None
 ) -> dict:
     if not cells["seeds"].any() and not missing_why:
-        return {"reason": "No N×K cell has a finished trial, so there is nothing to map."}
+        return {
+            "reason": "No N×K cell has a finished trial, so there is nothing to map.",
+            "images": [],
+            "return_images": [],
+            "return_reason": "",
+        }
     metrics = [m for m in analysis.CELL_METRICS if threshold is not None or not m.never_is_inf]
-    images = [
-        heatmap(
+    drawn, empty, never = [], [], []
+    for metric in metrics:
+        values = cells[f"{metric.column}_point"]
+        if values.isna().all():
+            empty.append(metric.label)
+        elif np.isinf(values.dropna()).all():
+            never.append(metric.label)
+        else:
+            drawn.append(metric)
+    images = {
+        metric: heatmap(
             cells, metric, scales[(metric.column, env)], missing_why, f"{metric.label}, {title}"
         )
-        for metric in metrics
-    ]
+        for metric in drawn
+    }
+    notes = []
     if threshold is None:
-        reason = "This env has no return threshold, so there is no map of the time to reach it."
-        return {"images": images, "reason": reason}
-    return {"images": images}
+        notes.append(
+            "This env has no return threshold, so there is no map of the time to reach it."
+        )
+    if never:
+        notes.append(
+            f"No cell reached the return threshold {fmt(threshold)}, so these maps would all read "
+            f"never: {', '.join(never)}."
+        )
+    returns = {metric.label for metric in RETURN_METRICS}
+    empty_returns = [label for label in empty if label in returns]
+    if empty_returns:
+        notes.append(
+            f"No cell has a value, so these maps are left out: {', '.join(empty_returns)}."
+        )
+    others = [label for label in empty if label not in returns]
+    return {
+        "images": [image for metric, image in images.items() if metric not in RETURN_METRICS],
+        "return_images": [image for metric, image in images.items() if metric in RETURN_METRICS],
+        "return_reason": " ".join(notes),
+        "reason": f"No cell has a value, so these maps are left out: {', '.join(others)}."
+        if others
+        else "",
+    }
+
+
+# Maps of the return: they say nothing where no trial's policy changed (the first screen says
+# why), so the page folds them with the evidence and curves there.
+RETURN_METRICS = (
+    analysis.FINAL_RETURN,
+    analysis.AUC,
+    analysis.STEPS_TO_THRESHOLD,
+    analysis.TIME_TO_THRESHOLD,
+)
 
 
 def scaling(trials: pd.DataFrame) -> dict:

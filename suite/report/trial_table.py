@@ -45,7 +45,8 @@ MIN_TRIALS_FOR_ORDER = 4
 
 
 def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
-    """trial_id -> started_at (epoch s), train batch, fragment length, from the trial folders."""
+    """trial_id -> started_at (epoch s), train batch, fragment length and num_epochs, from the
+    trial folders."""
     rows = []
     for trial_id in trial_ids:
         folder = run_path / "trials" / str(trial_id)
@@ -58,9 +59,11 @@ def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
                 "started_at": timing.get("started_at", math.nan),
                 "train_batch": batch if batch is not None else math.nan,
                 "fragment": config.get("rollout_fragment_length", math.nan),
+                "num_epochs": config.get("num_epochs") or math.nan,
             }
         )
-    return pd.DataFrame(rows, columns=["trial_id", "started_at", "train_batch", "fragment"])
+    columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _read_json(path: Path) -> dict:

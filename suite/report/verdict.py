@@ -51,6 +51,7 @@ class Context:
     threshold: float | None = None
     budget_text: str = ""  # e.g. "6,000 env steps"
     fmt: Callable[[float], str] = field(default=lambda value: f"{value:.3g}")
+    cannot_compare: str = ""  # non-empty: why no cell's score can differ (e.g. no weights sent)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ class Verdict:
 
 
 def judge(cells: list[CellScores], context: Context) -> Verdict:
+    if context.cannot_compare:  # the one cause: no other reason, and no seeds, would change it
+        summary = "Cannot compare cells: nothing in this run could make their scores differ."
+        return Verdict(INCONCLUSIVE, summary, [context.cannot_compare], [], {}, {})
     present = [cell for cell in cells if not cell.missing_why]
     reasons = _missing_reasons(cells)
     if len(present) < 2:
@@ -87,15 +91,14 @@ def judge(cells: list[CellScores], context: Context) -> Verdict:
     reasons += _seed_reasons(seeds)
     bound_reason, bound = _bound_reason(intervals, context)
     reasons += [bound_reason] if bound_reason else []
-    progress_reason = _progress_reason(intervals[leader.label].point, context)
-    reasons += [progress_reason] if progress_reason else []
-    tied = _tied_with(leader, ranked[1:], intervals, improvement)
+    progress_reason = "" if bound else _progress_reason(intervals[leader.label].point, context)
+    reasons += [progress_reason] if progress_reason else []  # the floor already says it
+    ties = _tied_with(leader, ranked[1:], intervals, improvement, context.fmt)
+    tied = list(ties)
     separated = not tied
     exact_tie = any(_equal(intervals[label], intervals[leader.label]) for label in tied)
-    if not separated and seeds >= MIN_SEEDS_FOR_CI:
-        reasons.append(
-            "overlapping CIs: " + "; ".join(tied) + f" cannot be told apart from {leader.label}"
-        )
+    if tied and seeds >= MIN_SEEDS_FOR_CI and not bound:  # at the floor or ceiling, that says it
+        reasons += _tie_reasons(ties)
     strong = all(value.known and value.low > 0.5 for value in improvement.values())
     likely = all(value.point >= LEANING_IMPROVEMENT for value in improvement.values())
     if seeds < MIN_SEEDS_FOR_CI or bound or exact_tie:
@@ -163,18 +166,51 @@ def _progress_reason(best: float, context: Context) -> str:
     )
 
 
-def _tied_with(leader, others, intervals, improvement) -> list[str]:
-    """Cells that cannot be told apart from the leader: equal, overlapping or no CI."""
-    tied = []
+# The tests that keep a cell in the leader's top set, in the order they are tried; a tied cell's
+# reason names the first that failed, with its numbers.
+TIE_EXACT, TIE_OVERLAP, TIE_IMPROVEMENT = "equal", "overlap", "improvement"
+
+
+def _tied_with(leader, others, intervals, improvement, fmt) -> dict[str, tuple[str, str]]:
+    """label -> (test, what it found) for each cell that cannot be told apart from the leader:
+    an equal IQM, overlapping CIs, or a P(leader beats it) whose CI includes 0.5."""
+    best = intervals[leader.label]
+    tied = {}
     for cell in others:
         found, beat = intervals[cell.label], improvement[cell.label]
-        if (
-            _equal(found, intervals[leader.label])
-            or found.overlaps(intervals[leader.label])
-            or beat.contains(0.5)
-        ):
-            tied.append(cell.label)
+        if _equal(found, best):
+            tied[cell.label] = (TIE_EXACT, f"{cell.label} {fmt(found.point)}")
+        elif found.overlaps(best):
+            tied[cell.label] = (
+                TIE_OVERLAP,
+                f"{leader.label} {_bounds(best, fmt)} and {cell.label} {_bounds(found, fmt)}",
+            )
+        elif beat.contains(0.5):
+            tied[cell.label] = (
+                TIE_IMPROVEMENT,
+                f"P({leader.label} beats {cell.label}) {beat.point:.2f}, "
+                f"CI {beat.low:.2f}-{beat.high:.2f} includes 0.5",
+            )
     return tied
+
+
+def _bounds(found: Interval, fmt) -> str:
+    return f"[{fmt(found.low)}, {fmt(found.high)}]" if found.known else "(no CI)"
+
+
+def _tie_reasons(ties: dict[str, tuple[str, str]]) -> list[str]:
+    """One reason per test that failed, each with the numbers of every cell it kept tied."""
+    heads = {
+        TIE_EXACT: "same IQM as the leader: ",
+        TIE_OVERLAP: "CIs overlap: ",
+        TIE_IMPROVEMENT: "",
+    }
+    found = []
+    for test, head in heads.items():
+        parts = [text for kind, text in ties.values() if kind == test]
+        if parts:
+            found.append(head + "; ".join(parts))
+    return found
 
 
 def _summary(strength, leader, tied, intervals, improvement, context, seeds) -> str:

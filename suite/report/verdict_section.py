@@ -6,9 +6,11 @@ import numpy as np
 import pandas as pd
 
 from suite.report import analysis
-from suite.report.formatting import describe_cell, fmt, plural
+from suite.report.cell import Cell, Shown
+from suite.report.formatting import fmt, plural
 from suite.report.normalize import Normalization, normalization
-from suite.report.verdict import CellScores, Context, judge
+from suite.report.scope import UPDATES, no_broadcast_text
+from suite.report.verdict import INCONCLUSIVE, CellScores, Context, judge
 from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
 from suite.store.schema import TrialStatus
 
@@ -28,17 +30,20 @@ def normalizations(trials: pd.DataFrame) -> dict[str, Normalization]:
     return {env: _normalization(group) for env, group in trials.groupby("env", sort=True)}
 
 
-def verdicts(trials: pd.DataFrame) -> list[dict]:
-    """Per env, then across envs when the run has several; each says how sure it is and why."""
-    with_hardware = any(trials[axis].nunique() > 1 for axis in analysis.HARDWARE)
-    with_interval = trials["broadcast_interval"].nunique() > 1
+def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
+    """Per env, then across envs when the run has several; each says how sure it is and why.
+    ``shown``: the page's cell labels (default: the axes that vary in ``trials``)."""
+    shown = shown or Shown.of(trials)
     norms = normalizations(trials)
     items = [
-        _env_verdict(env, group, norms[env], with_hardware, with_interval)
+        _env_verdict(env, group, norms[env], shown)
         for env, group in trials.groupby("env", sort=True)
     ]
-    if len(norms) > 1:
-        items.append(_pooled_verdict(trials, norms, with_hardware, with_interval))
+    comparable = not all(
+        item["verdict"].strength == INCONCLUSIVE and item["blocked"] for item in items
+    )
+    if len(norms) > 1 and comparable:  # where no env can compare cells, neither can all together
+        items.append(_pooled_verdict(trials, norms, shown))
     return items
 
 
@@ -59,15 +64,12 @@ def budget_text(trials: pd.DataFrame) -> str:
     return f"{fmt(float(steps.iloc[0]))} env steps" if len(steps) else "the budget"
 
 
-def cell_scores(
-    env_trials: pd.DataFrame, with_hardware: bool, with_interval: bool = False
-) -> dict[tuple, CellScores]:
+def cell_scores(env_trials: pd.DataFrame, shown: Shown) -> dict[tuple, CellScores]:
     cells = {}
-    sampling = varies(env_trials, analysis.SAMPLING)
+    env = env_trials["env"].iloc[0]
     for key, group in env_trials.groupby(AXES, sort=True):
-        cell = dict(zip(AXES, key, strict=True))
-        label = describe_cell(cell, with_hardware, with_interval, sampling)
-        scores = analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy()
+        label = Cell.of({"env": env, **dict(zip(AXES, key, strict=True))}).label(shown)
+        scores = np.sort(analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy())
         cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
     return cells
 
@@ -82,10 +84,10 @@ def why_missing(group: pd.DataFrame) -> str:
     return f"no finished episode by {budget_text(group)}{late}"
 
 
-def _env_verdict(env, env_trials, norm: Normalization, with_hardware, with_interval) -> dict:
+def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> dict:
     threshold = _threshold(env_trials)
     context = _context(env_trials)
-    cells = cell_scores(env_trials, with_hardware, with_interval)
+    cells = cell_scores(env_trials, shown)
     found = judge(list(cells.values()), context)
     return {
         "scope": env,
@@ -93,6 +95,7 @@ def _env_verdict(env, env_trials, norm: Normalization, with_hardware, with_inter
         "basis": f"return at {budget_text(env_trials)}, IQM over seeds",
         "threshold_note": _threshold_note(env_trials, threshold),
         "notes": drop_notes(env_trials),
+        "blocked": bool(context.cannot_compare),
     }
 
 
@@ -119,18 +122,13 @@ def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
     )
 
 
-def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware, with_interval) -> dict:
-    per_env = {
-        env: cell_scores(group, with_hardware, with_interval)
-        for env, group in trials.groupby("env", sort=True)
-    }
+def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> dict:
+    per_env = {env: cell_scores(group, shown) for env, group in trials.groupby("env", sort=True)}
     keys = sorted(set.union(*(set(cells) for cells in per_env.values())))
-    sampling = varies(trials, analysis.SAMPLING)
     cells = []
     for key in keys:
         parts = {env: cells_of.get(key) for env, cells_of in per_env.items()}
-        cell = dict(zip(AXES, key, strict=True))
-        label = describe_cell(cell, with_hardware, with_interval, sampling)
+        label = Cell.of({"env": "", **dict(zip(AXES, key, strict=True))}).label(shown)
         lacking = [env for env, part in parts.items() if part is None or part.missing_why]
         tasks = [norms[env](part.tasks[0]) for env, part in parts.items() if env not in lacking]
         why = f"no score on {', '.join(lacking)}" if lacking else ""
@@ -145,19 +143,19 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], with_hardware, with
         "bootstrap stratified by env; " + "; ".join(sorted(names)),
         "threshold_note": "",
         "notes": [],
+        "blocked": False,
     }
 
 
 def env_verdict_cells(trials: pd.DataFrame) -> tuple:
     """(verdict, label -> cell key over ``AXES``) of a run with one env: for code that needs
     cells, not labels (promoting, the racing benchmark)."""
-    with_hardware = any(trials[axis].nunique() > 1 for axis in analysis.HARDWARE)
-    with_interval = trials["broadcast_interval"].nunique() > 1
-    cells = cell_scores(trials, with_hardware, with_interval)
+    cells = cell_scores(trials, Shown.of(trials))
     found = judge(list(cells.values()), _context(trials))
     return found, {cell.label: key for key, cell in cells.items()}
 
 
 def _context(trials: pd.DataFrame) -> Context:
     norm = _normalization(trials)
-    return Context(norm.floor, norm.ceiling, _threshold(trials), budget_text(trials), fmt)
+    blocked = no_broadcast_text(trials) if UPDATES in trials else ""
+    return Context(norm.floor, norm.ceiling, _threshold(trials), budget_text(trials), fmt, blocked)

@@ -14,8 +14,6 @@ from suite.report import analysis, figures
 from suite.report.formatting import fmt, plural
 from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 
-GUARD = "deadlock_guard_releases_lifetime"
-
 
 def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
     return [
@@ -24,21 +22,14 @@ def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
     ]
 
 
-def guard_releases(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """Per cell: the median over its finished trials of the waits the deadlock guard released."""
-    done = analysis.finished(trials)
-    last = iterations.sort_values("iteration").groupby("trial_id")[GUARD].last()
-    per_trial = done.assign(guard_releases=done["trial_id"].map(last).astype(float))
-    return per_trial.groupby(analysis.CELL, as_index=False)["guard_releases"].median()
-
-
 def window_rows(cells: pd.DataFrame) -> list[dict]:
-    """One row per cell, sorted by K, broadcast_interval, N: the rule beside the measurements."""
+    """One row per cell, sorted by K, broadcast_interval, N: the rule beside the steady-state
+    rates (``buffer_section.steady_cells``: the same numbers as the buffer diagnostics)."""
     rows = []
     ordered = cells.sort_values(["k", "broadcast_interval", "n"])
     for row in ordered.to_dict("records"):
         rule = drop_rule(int(row["n"]), int(row["k"]), int(row["broadcast_interval"]))
-        drops = row["drop_fraction_point"]
+        drops = row["steady_drop_fraction"]
         rows.append(
             {
                 "k": fmt(row["k"]),
@@ -47,24 +38,33 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
                 "possible": rule.label,
                 "can_drop": rule.possible,
                 "reason": rule.reason,
-                "seeds": fmt(row["seeds"]),
+                "trials": fmt(row["trials"]),
                 "drop_fraction": fmt(drops),
-                "reuse": fmt(row["reuse_point"]),
-                "env_steps_per_s": fmt(row["mean_env_steps_per_s_point"]),
-                "guard_releases": fmt(row.get("guard_releases", float("nan"))),
+                "reuse": fmt(row["steady_reuse"]),
+                "sampled": fmt(row["arrival_steps_per_s"]),
+                "trained": fmt(row["trained_steps_per_s"]),
+                "guard_releases": _count(row.get("guard_releases")),
                 "contradicts": bool(not rule.possible and drops > 0),  # the accountant is exact
             }
         )
     return rows
 
 
-def aggregation_section(cells: pd.DataFrame, title: str = "") -> dict:
+def _count(value) -> str:
+    return "n/a" if value is None or pd.isna(value) else fmt(int(value))
+
+
+def aggregation_section(
+    steady: pd.DataFrame, cells: pd.DataFrame, title: str = "", order: str = ""
+) -> dict:
     """The section for one env x hardware setting: rows, rule check and the N verdict;
-    ``cells`` as ``analysis.cell_table`` makes them, optionally with ``guard_releases``."""
-    measured = cells[cells["seeds"] > 0]
+    ``steady``: its ``steady_cells`` rows, optionally with ``guard_releases``; ``cells``: its
+    ``analysis.cell_table`` rows (for the return at the budget); ``order``: how trials ran."""
+    measured = steady[steady["trials"] > 0] if len(steady) else steady
     if measured.empty:
         return {
-            "reason": "No cell has a finished trial, so there is nothing to set beside the rule."
+            "reason": "No cell has a finished trial with a steady-state iteration, so there is "
+            "nothing to set beside the rule."
         }
     rows = window_rows(measured)
     contradictions = [row for row in rows if row["contradicts"]]
@@ -85,14 +85,49 @@ def aggregation_section(cells: pd.DataFrame, title: str = "") -> dict:
             f"{plural(len(rows), 'cell')} cannot drop, and none of them did."
         )
     varies = measured["broadcast_interval"].nunique() > 1
-    low, high = int(measured["seeds"].min()), int(measured["seeds"].max())
+    low, high = int(measured["trials"].min()), int(measured["trials"].max())
     seeds = plural(low, "seed") if low == high else f"{low}–{high} seeds"
     alt = f"drop fraction, reuse and env steps/s against broadcast_interval, {title}"
     return {
-        "seeds_note": f"IQM over seeds per cell; n = {seeds} per cell",
+        "seeds_note": f"steady-state medians over seeds per cell; n = {seeds} per cell",
         "images": [figures.aggregation_window(measured, alt)] if varies else [],
         "rows": rows,
         "check": check,
         "n_verdict": N_CANNOT_MATTER if n_cannot_matter(_cells_of(measured)) else "",
         "varies_interval": varies,
+        "throughput": throughput_notes(measured, cells, seeds, order) if varies else [],
     }
+
+
+def throughput_notes(steady: pd.DataFrame, cells: pd.DataFrame, seeds: str, order: str) -> list:
+    """Per N x K: what going from the lowest to the highest broadcast_interval did to sampled
+    and trained env steps/s and to the return, with the seeds and run order behind it."""
+    returns = cells.set_index(analysis.BUFFER_AXES)[f"{analysis.FINAL_RETURN.column}_point"]
+    notes = []
+    for (n, k), group in steady.groupby(["n", "k"], sort=True):
+        if group["broadcast_interval"].nunique() < 2:
+            continue
+        group = group.sort_values("broadcast_interval")
+        low, high = group.iloc[0], group.iloc[-1]
+
+        def rate(column, low=low, high=high) -> str:
+            ratio = high[column] / low[column] if low[column] > 0 else float("nan")
+            return f"{fmt(low[column])} → {fmt(high[column])} ({fmt(ratio)}×)"
+
+        def returned(row) -> str:
+            return fmt(float(returns.get((row["n"], row["k"], row["broadcast_interval"]))))
+
+        notes.append(
+            f"N={n:g}, K={k:g}, broadcast_interval {low['broadcast_interval']:g} → "
+            f"{high['broadcast_interval']:g}: sampled env steps/s {rate('arrival_steps_per_s')}, "
+            f"trained env steps/s {rate('trained_steps_per_s')}, drop fraction "
+            f"{fmt(low['steady_drop_fraction'])} → {fmt(high['steady_drop_fraction'])}, return "
+            f"at the budget {returned(low)} → {returned(high)}"
+        )
+    if not notes:
+        return []
+    return [
+        *notes,
+        f"From {seeds} per cell. {order} Sampling faster is worth nothing where the "
+        "extra env steps are dropped before the learner sees them: read trained env steps/s.",
+    ]

@@ -99,6 +99,10 @@ class Plan:
                 lines.append(f"{config_name}: {N_CANNOT_MATTER}")
         return lines
 
+    def broadcast_warnings(self) -> list[str]:
+        """One line per cell whose trials cannot broadcast weights within their budget."""
+        return broadcast_warnings(self.trials, self.env_steps)
+
     def threshold_warnings(self) -> list[str]:
         """One line per env no tuned config knows (a setting replaced the config's env)."""
         unknown = [t.spec.env for t in self.trials if math.isnan(t.spec.threshold)]
@@ -178,6 +182,32 @@ class Plan:
             ],
             self.concurrency,
         )
+
+
+def max_learner_updates(trial: PlannedTrial, env_steps: int) -> float:
+    """The most learner updates a trial can make in ``env_steps``: every batch its learner gets
+    (env steps over train batch per learner and learners), used K times."""
+    config = trial.config
+    batch = config.train_batch_size_per_learner or config.train_batch_size
+    learners = max(config.num_learners, 1)
+    return env_steps / (batch * learners) * config.circular_buffer_iterations_per_batch
+
+
+def broadcast_warnings(trials: tuple[PlannedTrial, ...], env_steps: int) -> list[str]:
+    """RLlib sends new weights to the env runners every broadcast_interval learner updates: a
+    trial that cannot make that many within its env steps trains, but its env runners play the
+    initial policy throughout, so its returns cannot compare N or K."""
+    lines = {}
+    for trial in trials:
+        most, interval = max_learner_updates(trial, env_steps), trial.config.broadcast_interval
+        if most < interval:
+            n, k, _ = trial.buffer_cell
+            lines[(trial.spec.env, n, k, interval)] = (
+                f"{trial.spec.env} N={n}, K={k}: at most {most:.0f} learner updates in "
+                f"{env_steps:,} env steps, fewer than broadcast_interval {interval}, so no new "
+                "weights reach the env runners: its returns cannot compare N or K"
+            )
+    return list(lines.values())
 
 
 def race_budget(budget: Budget, race: bool) -> Budget:

@@ -70,7 +70,7 @@ def print_plan(plan: Plan, console: Console) -> None:
 
 
 def print_drop_warnings(plan: Plan, console: Console) -> None:
-    for line in plan.drop_warnings() + plan.threshold_warnings():
+    for line in plan.drop_warnings() + plan.broadcast_warnings() + plan.threshold_warnings():
         console.print(f"[bold yellow]Note[/]: {line}", markup=True, highlight=False)
 
 
