@@ -9,6 +9,7 @@ config's settings and writes ``promoted/<name>.json`` (``promoted.py``), which
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from suite.configs.layers import ITERATION_SIZING_KEYS
@@ -44,3 +45,15 @@ def promoted_settings(spec: dict) -> dict:
     dropped = (*ITERATION_SIZING_KEYS, *RUN_RESOURCE_KEYS)
     overrides = {k: v for k, v in spec["overrides"].items() if k not in dropped}
     return axes | overrides | dict(spec.get("searched") or {})
+
+
+def provenance(metadata: dict) -> dict:
+    """Where a promoted config's evidence was measured, from its run's ``run.json``."""
+    return {
+        "hardware": metadata.get("hardware"),
+        "cluster": metadata.get("cluster"),
+        "ray_version": (metadata.get("versions") or {}).get("ray"),
+        "versions": metadata.get("versions"),
+        "git_commit": metadata.get("git_commit"),
+        "promoted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }

@@ -36,6 +36,7 @@ from suite.report.verdict_section import (
 )
 from suite.store import schema
 from suite.store.reader import RunData, load_run
+from suite.store.schema import TrialStatus
 
 REPORTS_DIR = Path("reports")
 
@@ -52,20 +53,9 @@ def build_report(results_dir: str | Path, out_path: str | Path | None = None) ->
     return out
 
 
-def search_context(run: RunData) -> dict:
-    """A search run's report: its own verdict and evidence, then the trials and metadata (the
-    N x K sections answer another question, over cells a search does not have)."""
-    trials = budget.with_budget_metrics(
-        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
-    )
-    details = trial_table.trial_details(run.path, trials["trial_id"])
-    trials = trial_table.with_run_order(trials, details)
-    failed = trials[~trials["status"].isin([analysis.FINISHED, "STOPPED"])]
+def _trial_rows(run: RunData, trials: pd.DataFrame, failed: pd.DataFrame) -> dict:
+    """The failed trials' and the all-trials tables, as every report shows them."""
     return {
-        "title": f"{run.sweep} / {run.run_id}",
-        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "counts": _counts(trials),
-        "search": search.search_section(run.search, trials),
         "failed": [
             row | {"label": trial_label(row)}
             for row in failed[[*schema.AXIS_COLUMNS, "status", "error"]].to_dict("records")
@@ -74,6 +64,24 @@ def search_context(run: RunData) -> dict:
         "status_column": trial_table.STATUS_COLUMN,
         "table_rows": trial_table.rows(trials),
         "order_note": trial_table.order_note(run.metadata),
+    }
+
+
+def search_context(run: RunData) -> dict:
+    """A search run's report: its own verdict and evidence, then the trials and metadata (the
+    N x K sections answer another question, over cells a search does not have)."""
+    trials = budget.with_budget_metrics(
+        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
+    )
+    details = trial_table.trial_details(run.path, trials["trial_id"])
+    trials = trial_table.with_run_order(trials, details)
+    failed = trials[~trials["status"].isin([TrialStatus.FINISHED, TrialStatus.STOPPED])]
+    return {
+        "title": f"{run.sweep} / {run.run_id}",
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "counts": _counts(trials),
+        "search": search.search_section(run.search, trials),
+        **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
     }
@@ -163,14 +171,7 @@ def report_context(run: RunData) -> dict:
         "aggregation": aggregation,
         "aggregation_folded": _aggregation_folded(aggregation),
         "scaling": sections.scaling(trials),
-        "failed": [
-            row | {"label": trial_label(row)}
-            for row in failed[[*schema.AXIS_COLUMNS, "status", "error"]].to_dict("records")
-        ],
-        "table_columns": trial_table.COLUMNS,
-        "status_column": trial_table.STATUS_COLUMN,
-        "table_rows": trial_table.rows(trials),
-        "order_note": trial_table.order_note(run.metadata),
+        **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata | {"seeds": _seeds_ran(run)}),
         "reliability": reliability(trials, run.metadata, run.iterations),

@@ -4,10 +4,10 @@ reason. The config library writes it (``suite.configs.promote``)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from dataclasses import dataclass
 
+from suite.configs.promote import provenance
 from suite.report import budget, search
 from suite.store.reader import RunData
 
@@ -61,7 +61,6 @@ def _spec(run: RunData, suggestion: int) -> dict:
 
 def _evidence(run: RunData, record: dict, verdict, pick: dict) -> dict:
     best = verdict.candidate(verdict.pick)
-    meta = run.metadata
     schedule = record["schedule"]
     return {
         "run_id": run.run_id,
@@ -85,10 +84,5 @@ def _evidence(run: RunData, record: dict, verdict, pick: dict) -> dict:
         "holm_limit": best.holm_limit,
         "tied_with": list(verdict.tied),
         "search_score": pick["score"],
-        "hardware": meta.get("hardware"),
-        "cluster": meta.get("cluster"),
-        "ray_version": (meta.get("versions") or {}).get("ray"),
-        "versions": meta.get("versions"),
-        "git_commit": meta.get("git_commit"),
-        "promoted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        **provenance(run.metadata),
     }

@@ -7,13 +7,12 @@ inconclusive verdict is refused.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 
 import pandas as pd
 
-from suite.configs.promote import promote
+from suite.configs.promote import promote, provenance
 from suite.report import analysis
 from suite.report.build import prepared_trials
 from suite.report.promote_search import SearchPromoteError, search_promotion
@@ -85,7 +84,6 @@ def _expected(found: Verdict, trials: pd.DataFrame) -> str:
 
 def _evidence(run: RunData, found: Verdict, trials: pd.DataFrame) -> dict:
     interval = found.intervals[found.best[0]]
-    meta = run.metadata
     return {
         "run_id": run.run_id,
         "sweep": run.sweep,
@@ -98,10 +96,5 @@ def _evidence(run: RunData, found: Verdict, trials: pd.DataFrame) -> dict:
         "budget": budget_text(trials),
         "seeds": int(analysis.finished(trials)["seed"].nunique()),
         "raced": bool(run.race),
-        "hardware": meta.get("hardware"),
-        "cluster": meta.get("cluster"),
-        "ray_version": (meta.get("versions") or {}).get("ray"),
-        "versions": meta.get("versions"),
-        "git_commit": meta.get("git_commit"),
-        "promoted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        **provenance(run.metadata),
     }

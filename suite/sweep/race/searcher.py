@@ -11,58 +11,36 @@ the race where it was, with its decisions.
 from __future__ import annotations
 
 import dataclasses
-import math
-import pickle
 from pathlib import Path
 from typing import Any
 
-from ray.rllib.utils import unflatten_dict
 from ray.tune.search import Searcher
 
-from suite.collect.rows import env_steps, progress_values
 from suite.sweep.iterations import sized
 from suite.sweep.race.record import write_race
 from suite.sweep.race.state import RaceState
 from suite.sweep.spec import TRIAL_KEY, Budget
+from suite.sweep.state_searcher import StateSearcher
 
 
-class RaceSearcher(Searcher):
+class RaceSearcher(StateSearcher):
     def __init__(self, state: RaceState, budget: Budget, run_dir: Path, extra: dict[str, Any]):
-        super().__init__()
-        self.state = state
+        super().__init__(state, run_dir, extra)
         self.budget = budget
-        self.run_dir = Path(run_dir)
-        self.extra = extra  # added to every trial's param (the stall watchdog's settings)
+
+    def write_record(self) -> None:
+        write_race(self.run_dir, self.state)
 
     def suggest(self, trial_id: str) -> dict | str | None:
         spec = self.state.next_spec()
         if spec is None:
             if self.state.finished and not self.state.running():
-                write_race(self.run_dir, self.state)
+                self.write_record()
                 return Searcher.FINISHED
             return None
         steps = self.state.rung_env_steps
         spec = sized(spec, dataclasses.replace(self.budget, env_steps=steps))
         self.state.started(trial_id, spec)
-        write_race(self.run_dir, self.state)
+        self.write_record()
         param = spec.as_param(self.run_dir.name) | self.extra | {"env_steps": steps}
         return {TRIAL_KEY: param}
-
-    def on_trial_result(self, trial_id: str, result: dict) -> None:
-        result = unflatten_dict(result)  # Tune hands searchers "env_runners/..." flat keys
-        episode_return = progress_values(result).get("episode_return_mean", math.nan)
-        self.state.result(trial_id, env_steps(result), result.get("time_total_s"), episode_return)
-
-    def on_trial_complete(self, trial_id: str, result: dict | None = None, error: bool = False):
-        if result and not error:
-            self.on_trial_result(trial_id, result)
-        self.state.completed(trial_id, ok=not error)
-        write_race(self.run_dir, self.state)
-
-    def save(self, checkpoint_path: str) -> None:
-        with open(checkpoint_path, "wb") as file:
-            pickle.dump(self.__dict__, file)
-
-    def restore(self, checkpoint_path: str) -> None:
-        with open(checkpoint_path, "rb") as file:
-            self.__dict__.update(pickle.load(file))

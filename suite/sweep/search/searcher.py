@@ -2,8 +2,8 @@
 a scheduler that stops the trials of a suggestion the search has stopped.
 
 Tune asks the searcher for trials and tells it their results; it saves the searcher with the
-experiment (``save``/``restore``), so ``--resume`` continues the search with its suggestions,
-its Optuna study and its decisions. A searcher cannot stop a running trial, so a thin
+experiment (``suite.sweep.state_searcher``), so ``--resume`` continues the search with its
+suggestions, its Optuna study and its decisions. A searcher cannot stop a running trial, so a thin
 ``FIFOScheduler`` asks the searcher's state about each result. It holds the searcher itself, not
 its state: ``restore`` replaces the state, and Tune pickles both objects together, so the
 scheduler keeps seeing the searcher Tune restored.
@@ -11,55 +11,26 @@ scheduler keeps seeing the searcher Tune restored.
 
 from __future__ import annotations
 
-import math
-import pickle
-from pathlib import Path
-from typing import Any
-
-from ray.rllib.utils import unflatten_dict
 from ray.tune.schedulers import FIFOScheduler, TrialScheduler
 from ray.tune.search import Searcher
 
-from suite.collect.rows import env_steps, progress_values
 from suite.sweep.search.record import write_search
-from suite.sweep.search.state import SearchState
 from suite.sweep.spec import TRIAL_KEY
+from suite.sweep.state_searcher import StateSearcher
 
 
-class SearchSearcher(Searcher):
-    def __init__(self, state: SearchState, run_dir: Path, extra: dict[str, Any]):
-        super().__init__()
-        self.state = state
-        self.run_dir = Path(run_dir)
-        self.extra = extra  # added to every trial's param (the stall watchdog's settings)
+class SearchSearcher(StateSearcher):
+    def write_record(self) -> None:
+        write_search(self.run_dir, self.state)
 
     def suggest(self, trial_id: str) -> dict | str | None:
         spec = self.state.next_spec()
-        write_search(self.run_dir, self.state)
+        self.write_record()
         if spec is None:
             return Searcher.FINISHED if self.state.finished else None
         self.state.started(trial_id, spec)
         param = spec.as_param(self.run_dir.name) | self.extra
         return {TRIAL_KEY: param | {"env_steps": self.state.env_steps}}
-
-    def on_trial_result(self, trial_id: str, result: dict) -> None:
-        result = unflatten_dict(result)  # Tune hands searchers "env_runners/..." flat keys
-        episode_return = progress_values(result).get("episode_return_mean", math.nan)
-        self.state.result(trial_id, env_steps(result), result.get("time_total_s"), episode_return)
-
-    def on_trial_complete(self, trial_id: str, result: dict | None = None, error: bool = False):
-        if result and not error:
-            self.on_trial_result(trial_id, result)
-        self.state.completed(trial_id, ok=not error)
-        write_search(self.run_dir, self.state)
-
-    def save(self, checkpoint_path: str) -> None:
-        with open(checkpoint_path, "wb") as file:
-            pickle.dump(self.__dict__, file)
-
-    def restore(self, checkpoint_path: str) -> None:
-        with open(checkpoint_path, "rb") as file:
-            self.__dict__.update(pickle.load(file))
 
 
 class SearchStopper(FIFOScheduler):
