@@ -245,7 +245,8 @@ def aggregation_window(cells: pd.DataFrame, alt: str) -> Image:
     ks = sorted(cells["k"].unique())
     intervals = sorted(cells["broadcast_interval"].unique())
     ns = sorted(cells["n"].unique())
-    colours = dict(zip(ns, matplotlib.colormaps["tab10"](np.arange(len(ns)) % 10), strict=True))
+    # N's colours come from another palette than K's (``k_colours``): blue is K=1's on this page
+    colours = dict(zip(ns, matplotlib.colormaps["Dark2"](np.arange(len(ns)) % 8), strict=True))
     height = 0.8 + 2.3 * len(ks)
     figure = Figure(figsize=(7.6, height))
     axes = figure.subplots(len(ks), len(panels), squeeze=False)
