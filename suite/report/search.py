@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, NullFormatter
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
 from suite.report import figures
 from suite.report.formatting import fmt
@@ -227,8 +227,7 @@ def _settings_figure(suggestions: list[dict], schedule: dict) -> figures.Image |
         else:
             axes.plot(values, scores, "o", alpha=0.7)
             if schedule["space"][name].startswith("log"):
-                axes.set_xscale("log")
-                axes.xaxis.set_minor_formatter(NullFormatter())  # only the decades are labelled
+                _log_ticks(axes, values)
         axes.set_title(name, fontsize=9)
         if index % PANELS_PER_ROW == 0:
             axes.set_ylabel("score")
@@ -257,3 +256,12 @@ def _validation_figure(record: dict, trials: pd.DataFrame, verdict: Validation) 
     axes.set_xlabel(f"return at {fmt(record['schedule']['env_steps'])} env steps, held-out seeds")
     axes.set_title("Validation: each held-out seed (|), the IQM (◆) and its 95% CI")
     return figures.encode(figure, "held-out returns of the validated suggestions and the config")
+
+
+def _log_ticks(axes, values: list[float]) -> None:
+    """A log axis with three labelled ticks: a narrow range may hold no decade to label."""
+    axes.set_xscale("log")
+    ticks = np.geomspace(min(values), max(values), 3) if min(values) < max(values) else values[:1]
+    axes.xaxis.set_major_locator(FixedLocator(ticks))
+    axes.xaxis.set_major_formatter(FixedFormatter([f"{tick:.2g}" for tick in ticks]))
+    axes.xaxis.set_minor_formatter(NullFormatter())
