@@ -177,3 +177,17 @@ def test_the_cli_refuses_a_bad_space_and_too_few_seeds_in_one_line_writing_nothi
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
     assert not results.exists()
+
+
+def test_a_first_suggestion_is_checked_against_the_space_and_asked_before_sampling():
+    from suite.sweep.search.suggester import OptunaSuggester
+
+    space = SearchSpace({"lr": LogUniform(1e-4, 1e-2), "model.fcnet_hiddens": Choice([64, 64])})
+    first = {"lr": 1e-3, "model.fcnet_hiddens": [64, 64]}
+    suggester = OptunaSuggester(space, seed=0, startup_suggestions=2, first=(first,))
+    assert suggester.ask() == (0, first)
+    assert suggester.ask()[1]["lr"] != 1e-3  # then the sampler
+    with pytest.raises(SpaceError, match="lr=0.5 lies outside log-uniform"):
+        Search(space, suggestions=2, first=({"lr": 0.5, "model.fcnet_hiddens": [64, 64]},))
+    with pytest.raises(SpaceError, match=r"missing \['model.fcnet_hiddens'\]"):
+        Search(space, suggestions=2, first=({"lr": 1e-3},))

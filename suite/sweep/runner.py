@@ -196,7 +196,9 @@ def search_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: di
         env_steps=plan.env_steps,
         first_seed=options.first_seed,
         order_seed=plan.order_seed,
-        suggester=OptunaSuggester(search.space, search.sampler_seed, search.startup_suggestions),
+        suggester=OptunaSuggester(
+            search.space, search.sampler_seed, search.startup_suggestions, search.first
+        ),
         check=functools.partial(
             _check_suggestion, template.config_name, template.axes, template.overrides
         ),

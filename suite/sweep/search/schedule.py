@@ -10,7 +10,9 @@ return at the budget rewards neither.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from suite.stats.elimination import ALPHA, MIN_SEEDS
 from suite.sweep.search.space import SearchSpace, SpaceError
@@ -36,6 +38,9 @@ class Search:
     # No new suggestion after this many seconds of search (the running ones finish, then the
     # validation runs): a laptop search ends in its time; None: only ``suggestions`` bounds it.
     search_seconds: float | None = None
+    # Settings asked before any sampled suggestion (Optuna's enqueue_trial), e.g. a peer's known
+    # settings mapped to APPO: scored, stopped and validated like every other suggestion.
+    first: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         if self.suggestions < 1:
@@ -50,6 +55,8 @@ class Search:
             )
         if self.search_seconds is not None and self.search_seconds <= 0:
             raise SpaceError(f"search_seconds must be positive, got {self.search_seconds}")
+        for settings in self.first:
+            self.space.check_settings(settings)
         if self.validate_seeds < MIN_VALIDATION_SEEDS:
             raise SpaceError(
                 f"validate_seeds must be at least {MIN_VALIDATION_SEEDS} held-out seeds, got "

@@ -50,6 +50,12 @@ class LogUniform:
     def value(self, suggested: Any) -> float:
         return float(suggested)
 
+    def contains(self, value: Any) -> bool:
+        return isinstance(value, int | float) and self.low <= value <= self.high
+
+    def suggested(self, value: Any) -> Any:
+        return float(value)
+
     def describe(self) -> str:
         return f"log-uniform {self.low:g} to {self.high:g}"
 
@@ -67,6 +73,12 @@ class Uniform:
 
     def value(self, suggested: Any) -> float:
         return float(suggested)
+
+    def contains(self, value: Any) -> bool:
+        return isinstance(value, int | float) and self.low <= value <= self.high
+
+    def suggested(self, value: Any) -> Any:
+        return float(value)
 
     def describe(self) -> str:
         return f"uniform {self.low:g} to {self.high:g}"
@@ -88,6 +100,12 @@ class IntUniform:
 
     def value(self, suggested: Any) -> int:
         return int(suggested)
+
+    def contains(self, value: Any) -> bool:
+        return isinstance(value, int) and self.low <= value <= self.high
+
+    def suggested(self, value: Any) -> Any:
+        return int(value)
 
     def describe(self) -> str:
         scale = "log-integer" if self.log else "integer"
@@ -115,6 +133,13 @@ class Choice:
 
     def value(self, suggested: Any) -> Any:
         return self.values[self.labels().index(suggested)]
+
+    def contains(self, value: Any) -> bool:
+        return label(value) in self.labels()
+
+    def suggested(self, value: Any) -> Any:
+        """``value`` as Optuna holds it: its label."""
+        return label(value)
 
     def describe(self) -> str:
         return "one of " + ", ".join(self.labels())
@@ -161,3 +186,24 @@ class SearchSpace:
 
     def describe(self) -> list[tuple[str, str]]:
         return [(name, dist.describe()) for name, dist in self.distributions.items()]
+
+    def check_settings(self, settings: Mapping[str, Any]) -> None:
+        """Refuse settings that do not set every searched name to a value its distribution
+        holds (a first suggestion must be one the sampler could have made)."""
+        missing = sorted(set(self.names) - set(settings))
+        extra = sorted(set(settings) - set(self.names))
+        if missing or extra:
+            raise SpaceError(
+                f"a first suggestion must set exactly the searched settings: missing {missing}, "
+                f"not searched {extra}"
+            )
+        for name, value in settings.items():
+            if not self.distributions[name].contains(value):
+                raise SpaceError(
+                    f"first suggestion: {name}={value!r} lies outside "
+                    f"{self.distributions[name].describe()}"
+                )
+
+    def suggested(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Config settings as Optuna's parameters (``settings`` undone)."""
+        return {name: self.distributions[name].suggested(v) for name, v in settings.items()}

@@ -30,11 +30,13 @@ OUTCOMES = {
 
 
 class OptunaSuggester:
-    def __init__(self, space: SearchSpace, seed: int, startup_suggestions: int):
+    def __init__(self, space: SearchSpace, seed: int, startup_suggestions: int, first: tuple = ()):
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.space = space
         sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_suggestions)
         self.study = optuna.create_study(direction="maximize", sampler=sampler)
+        for settings in first:  # asked before anything is sampled, in this order
+            self.study.enqueue_trial(space.suggested(settings))
         self._distributions = space.as_optuna()
         self._asked: dict[int, optuna.Trial] = {}  # number -> trial, until told
 
