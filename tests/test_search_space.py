@@ -187,7 +187,7 @@ def test_a_first_suggestion_is_checked_against_the_space_and_asked_before_sampli
     suggester = OptunaSuggester(space, seed=0, startup_suggestions=2, first=(first,))
     assert suggester.ask() == (0, first)
     assert suggester.ask()[1]["lr"] != 1e-3  # then the sampler
-    with pytest.raises(SpaceError, match="lr=0.5 lies outside log-uniform"):
+    with pytest.raises(SpaceError, match=r"lr=0\.5 lies outside log-uniform"):
         Search(space, suggestions=2, first=({"lr": 0.5, "model.fcnet_hiddens": [64, 64]},))
     with pytest.raises(SpaceError, match=r"missing \['model.fcnet_hiddens'\]"):
         Search(space, suggestions=2, first=({"lr": 1e-3},))
