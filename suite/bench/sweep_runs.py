@@ -12,10 +12,15 @@ class SweepRunError(RuntimeError):
 
 
 def run_sweep(
-    sweep: str, budget: str, results_root: Path, *extra: str, name: str | None = None
+    sweep: str,
+    budget: str,
+    results_root: Path,
+    *extra: str,
+    name: str | None = None,
+    timeout_s: float | None = None,
 ) -> Path:
     """Run ``sweep`` (a name, or a sweep file whose sweep is called ``name``) at ``budget``
-    without W&B or report; returns its run folder."""
+    without W&B or report; returns its run folder. ``timeout_s``: give up after that long."""
     command = [
         sys.executable,
         "-m",
@@ -30,7 +35,14 @@ def run_sweep(
         "--results-dir",
         str(results_root),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, check=False, timeout=timeout_s
+        )
+    except subprocess.TimeoutExpired:
+        raise SweepRunError(
+            f"{' '.join(command[1:])} did not finish within {timeout_s:.0f} s"
+        ) from None
     if done.returncode != 0:
         raise SweepRunError(
             f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
