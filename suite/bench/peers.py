@@ -290,20 +290,22 @@ def at_most(suite: Interval, peer: Interval, factor: float = 1.0) -> bool | None
 
 
 def judge(target: Target, summaries: dict, suite_config: str, quick: bool) -> dict:
-    suite, peer = summaries[suite_config], summaries[SB3]
-    if target.kind == "return":
-        mark = str(target.mark)
-        mine = _interval(suite["return_at"][mark])
-        if target.value is None:
-            theirs = _interval(peer["return_at"][mark])
-        else:
-            theirs = Interval(target.value, target.value, target.value)
-        met = at_least(mine, theirs) if mine.known else None
-    else:
-        mine, theirs = _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
-        met = at_most(mine, theirs, target.factor)
-    met = None if quick else met
+    """The target's verdict; --quick rows judge nothing (their marks are not the targets')."""
+    met = None if quick else _met(target, summaries[suite_config], summaries[SB3])
     return {"text": target.text, "kind": target.kind, "mark": target.mark, "met": met}
+
+
+def _met(target: Target, suite: dict, peer: dict) -> bool | None:
+    if target.kind == "seconds":
+        mine, theirs = _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
+        return at_most(mine, theirs, target.factor)
+    mark = str(target.mark)
+    mine = _interval(suite["return_at"][mark])
+    if target.value is None:
+        theirs = _interval(peer["return_at"][mark])
+    else:
+        theirs = Interval(target.value, target.value, target.value)
+    return at_least(mine, theirs)
 
 
 # --- rendering ----------------------------------------------------------------------------------
@@ -392,13 +394,19 @@ def _gap(target: dict, found: dict) -> str:
         if target["kind"] == "return":
             measured = f"{_ci(summary['return_at'][str(target['mark'])])} at {target['mark']:,}"
         else:
-            measured = f"{_median(summary['seconds_to_threshold'])} s to {found['threshold']:,.0f}"
+            measured = _time_to(summary["seconds_to_threshold"], found["threshold"])
         parts.append(
             f"{_side_label(side)}: {measured}, first score at "
             f"{_median(summary['first_point_s'])} s, "
             f"{_median(summary['env_steps_per_s'])} env steps/s"
         )
     return "Measured: " + "; ".join(parts)
+
+
+def _time_to(seconds: dict, threshold: float) -> str:
+    if math.isinf(seconds["median"]):
+        return f"{threshold:,.0f} not reached by its median seed"
+    return f"{threshold:,.0f} at a median {seconds['median']:,.0f} s"
 
 
 def _median(found: dict | None) -> str:
