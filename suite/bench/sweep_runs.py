@@ -11,6 +11,27 @@ class SweepRunError(RuntimeError):
     """The sweep subprocess failed; the message carries the end of its stderr."""
 
 
+def run_to_end(
+    command: list[str],
+    error: type[Exception],
+    what: str,
+    timeout_s: float | None = None,
+    env: dict[str, str] | None = None,
+) -> None:
+    """Run ``command`` to its end; raise ``error`` naming ``what`` on a failure (with the end of
+    its stderr) or when it is still running after ``timeout_s``."""
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, check=False, timeout=timeout_s, env=env
+        )
+    except subprocess.TimeoutExpired:
+        raise error(f"{what} did not finish within {timeout_s:.0f} s") from None
+    if done.returncode != 0:
+        raise error(
+            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
+
+
 def run_sweep(
     sweep: str,
     budget: str,
@@ -35,16 +56,5 @@ def run_sweep(
         "--results-dir",
         str(results_root),
     ]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, check=False, timeout=timeout_s
-        )
-    except subprocess.TimeoutExpired:
-        raise SweepRunError(
-            f"{' '.join(command[1:])} did not finish within {timeout_s:.0f} s"
-        ) from None
-    if done.returncode != 0:
-        raise SweepRunError(
-            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
-        )
+    run_to_end(command, SweepRunError, f"{sweep} --budget {budget}", timeout_s)
     return next((Path(results_root) / (name or sweep)).iterdir())

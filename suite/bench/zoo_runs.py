@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from suite.bench.sweep_runs import run_to_end
 
 ALGO = "ppo"
 TORCH_THREADS = 1  # as the measurement of SB3 ran it
@@ -70,20 +71,9 @@ def run_zoo(env: str, env_steps: int, seed: int, log_folder: Path, timeout_s: fl
     command = zoo_command(env, env_steps, seed, log_folder)
     environment = {**os.environ, "OMP_NUM_THREADS": str(TORCH_THREADS)}
     log_folder.mkdir(parents=True, exist_ok=True)
+    what = f"rl_zoo3.train {env} seed {seed} ({env_steps:,} env steps)"
     started_at = time.time()
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, env=environment, timeout=timeout_s
-        )
-    except subprocess.TimeoutExpired:
-        raise ZooRunError(
-            f"rl_zoo3.train {env} seed {seed} did not finish {env_steps:,} env steps within "
-            f"{timeout_s:.0f} s"
-        ) from None
-    if done.returncode != 0:
-        raise ZooRunError(
-            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
-        )
+    run_to_end(command, ZooRunError, what, timeout_s, environment)
     return ZooRun(started_at, zoo_run_dir(log_folder, env))
 
 
