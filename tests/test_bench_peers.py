@@ -13,6 +13,7 @@ import yaml
 
 from suite.bench import peers, zoo_runs
 from suite.bench.peer_runs import ReturnCurve, episode_curve, iteration_curve
+from suite.bench.summary import spread
 from suite.stats.intervals import Interval
 
 MONITOR = """#{"t_start": 1000.5, "env_id": "Pendulum-v1"}
@@ -186,10 +187,15 @@ def test_render_states_each_verdict_and_the_numbers_behind_a_miss():
         "order": ["Pendulum-v1 sb3 seed 0", "Pendulum-v1 pendulum seed 0"],
         "torch_threads": 1,
         "versions": {"stable-baselines3": "2.9.2", "rl_zoo3": "2.9.2"},
+        "declared_cpus": {"cartpole_rllib": 4.0},
         "envs": {"Pendulum-v1": found},
     }
     text = "\n".join(peers.render(data))
+    assert "`cartpole_rllib` asks for 4 CPUs: it ran against a Ray the bench started" in text
     assert "| SB3 PPO, rl-zoo3's settings | -215 [" in text
+    assert "| s to 100k env steps | env steps/s |" in text
+    # SB3 reached 100k at 70 s on every seed; 99k env steps from 20 s to 70 s
+    assert " | 70 | 1,980 |" in text
     assert "| suite `pendulum` | -1,075 [" in text
     assert "| RLlib's settings `pendulum_rllib` | -1,200 [" in text
     assert "- return at 100k env steps at least SB3's: **missed**. Measured: " in text
@@ -197,6 +203,14 @@ def test_render_states_each_verdict_and_the_numbers_behind_a_miss():
     assert "-250 not reached by its median seed" in text  # the gap of the time target
     assert "SB3 PPO, rl-zoo3's settings: -250 at a median 20 s" in text
     assert "n_envs 4" in text and "num_threads 1" in text
+
+
+def test_seconds_print_as_median_and_range_with_never_reached_seeds_named():
+    assert (
+        peers.median_and_range(spread([50.0, 60.0, math.inf]).as_dict()) == "60 (50 to not reached)"
+    )
+    assert peers.median_and_range(spread([math.inf, math.inf]).as_dict()) == "not reached"
+    assert peers.median_and_range(None) == "n/a"
 
 
 def test_zoo_yaml_reads_rl_zoos_ordered_dicts_and_nothing_else_executable(tmp_path):

@@ -52,6 +52,7 @@ seconds from start to the first scored point, and env steps per second of traini
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -60,8 +61,9 @@ from pathlib import Path
 import numpy as np
 
 from suite.bench import zoo_runs
-from suite.bench.peer_runs import ReturnCurve, run_sb3, run_suite_config
+from suite.bench.peer_runs import ReturnCurve, cpus_asked, run_sb3, run_suite_config
 from suite.bench.summary import Spread, spread
+from suite.humanize import fmt
 from suite.stats.intervals import Interval, stratified_bootstrap_ci
 from suite.stats.metrics import interquartile_mean, median
 
@@ -163,22 +165,17 @@ def sides(peer: PeerEnv) -> tuple[str, ...]:
 def measure(quick: bool, include_long: bool = False) -> dict:
     envs = [peer for peer in PEER_ENVS if include_long or not peer.long]
     seeds = QUICK_SEEDS if quick else FULL_SEEDS
-    curves: dict[str, dict[str, list[ReturnCurve]]] = {
-        p.env: {s: [] for s in sides(p)} for p in envs
-    }
+    curves = {peer.env: {side: [] for side in sides(peer)} for peer in envs}
     zoo_settings: dict[str, dict] = {}
     order = []
     with tempfile.TemporaryDirectory(prefix="suite-bench-peers-") as folder:
         for seed in range(seeds):
             for peer in envs:
-                steps = peer.quick_run_env_steps if quick else peer.run_env_steps
+                where = Path(folder) / peer.env
+                where.mkdir(exist_ok=True)
                 for side in sides(peer):
-                    where = Path(folder) / peer.env
-                    where.mkdir(exist_ok=True)
-                    if side == SB3:
-                        curve, zoo_settings[peer.env] = run_sb3(peer.peer_env, steps, seed, where)
-                    else:
-                        curve = run_suite_config(side, steps, seed, where)
+                    curve, settings = run_side(peer, side, seed, where, quick)
+                    zoo_settings[peer.env] = settings or zoo_settings.get(peer.env, {})
                     curves[peer.env][side].append(curve)
                     order.append(f"{peer.env} {side} seed {seed}")
                     print(f"  {order[-1]}: {describe_run(curve, peer, quick)}", flush=True)
@@ -188,11 +185,28 @@ def measure(quick: bool, include_long: bool = False) -> dict:
         "order": order,
         "torch_threads": zoo_runs.TORCH_THREADS,
         "versions": peer_versions(),
+        "declared_cpus": declared_cpus(envs),
         "envs": {
             peer.env: summarize_env(peer, curves[peer.env], zoo_settings[peer.env], quick)
             for peer in envs
         },
     }
+
+
+def run_side(
+    peer: PeerEnv, side: str, seed: int, folder: Path, quick: bool
+) -> tuple[ReturnCurve, dict | None]:
+    """One seed of one side: its curve, and for SB3 the settings rl-zoo3 resolved."""
+    steps = peer.quick_run_env_steps if quick else peer.run_env_steps
+    if side == SB3:
+        return run_sb3(peer.peer_env, steps, seed, folder)
+    return run_suite_config(side, steps, seed, folder), None
+
+
+def declared_cpus(envs: list[PeerEnv]) -> dict[str, float]:
+    """The suite-side configs that ask for more CPUs than this machine has, and how many."""
+    asked = {side: cpus_asked(side) for peer in envs for side in sides(peer) if side != SB3}
+    return {side: cpus for side, cpus in asked.items() if cpus > (os.cpu_count() or 1)}
 
 
 def describe_run(curve: ReturnCurve, peer: PeerEnv, quick: bool) -> str:
@@ -327,9 +341,18 @@ def render(data: dict) -> list[str]:
         "Monitor files' episode end times, the suite by its trial's recorded end counted back by "
         "its training clock.",
     ]
+    lines[-1] += "".join(_declared(config, cpus) for config, cpus in data["declared_cpus"].items())
     for env, found in data["envs"].items():
         lines += ["", *render_env(env, found)]
     return lines
+
+
+def _declared(config: str, cpus: float) -> str:
+    return (
+        f" `{config}` asks for {cpus:g} CPUs: it ran against a Ray the bench started with "
+        f"{cpus:g} CPUs declared on this machine (its start inside the clock), as RLlib's "
+        "settings run here."
+    )
 
 
 def _order(order: list[str]) -> str:
@@ -346,15 +369,20 @@ def render_env(env: str, found: dict) -> list[str]:
         + (f" ({found['note']})" if found["note"] else "")
         + ":",
         "",
-        f"| side | {header} | s to {threshold} | reached | s to first score | env steps/s |",
-        "|---|" + "---|" * (len(marks) + 4),
+        f"| side | {header} | s to {threshold} | reached | s to first score | "
+        f"s to {marks[-1] // 1000}k env steps | env steps/s |",
+        "|---|" + "---|" * (len(marks) + 5),
     ]
     for side, summary in found["sides"].items():
         returns = " | ".join(_ci(summary["return_at"][str(mark)]) for mark in marks)
+        timing = " | ".join(
+            median_and_range(summary[key])
+            for key in ("first_point_s", "seconds_at_last_mark", "env_steps_per_s")
+        )
         lines.append(
-            f"| {_side_label(side)} | {returns} | {_s(summary['seconds_to_threshold'])} | "
-            f"{summary['reached']}/{summary['seeds']} | {_s(summary['first_point_s'])} | "
-            f"{_s(summary['env_steps_per_s'])} |"
+            f"| {_side_label(side)} | {returns} | "
+            f"{median_and_range(summary['seconds_to_threshold'])} | "
+            f"{summary['reached']}/{summary['seeds']} | {timing} |"
         )
     lines += ["", *[_target_line(t, found) for t in found["targets"]]]
     return [*lines, "", _sb3_settings(found["sb3_settings"])]
@@ -374,8 +402,16 @@ def _ci(found: dict) -> str:
     return f"{found['point']:,.0f} [{found['low']:,.0f}, {found['high']:,.0f}]"
 
 
-def _s(found: dict | None) -> str:
-    return "n/a" if found is None else Spread(**found).describe()
+def median_and_range(found: dict | None) -> str:
+    """'median (min-max)' of a spread; never-reached seeds print as 'not reached'."""
+    if found is None:
+        return "n/a"
+    spread_ = Spread(**found)
+    low, middle, high = (
+        fmt(v, decimals=0, infinite="not reached")
+        for v in (spread_.min, spread_.median, spread_.max)
+    )
+    return middle if low == high else f"{middle} ({low} to {high})"
 
 
 def _target_line(target: dict, found: dict) -> str:
@@ -391,6 +427,8 @@ def _gap(target: dict, found: dict) -> str:
     threshold), time to its first score and training rate."""
     parts = []
     for side, summary in found["sides"].items():
+        if side.endswith("_rllib"):
+            continue  # the targets compare the suite's config with SB3
         if target["kind"] == "return":
             measured = f"{_ci(summary['return_at'][str(target['mark'])])} at {target['mark']:,}"
         else:
