@@ -237,3 +237,13 @@ def test_long_envs_are_data_but_not_run_by_default():
     assert not names["Pendulum-v1"].long and not names["CartPole-v1"].long
     for peer in peers.PEER_ENVS:  # every run goes past its last mark
         assert peer.run_env_steps >= peer.marks[-1]
+
+
+def test_a_seed_whose_curve_ends_before_a_mark_is_counted_out_and_said():
+    short = _flat(-300.0, steps=(1000.0, 40_000.0, 60_000.0), seconds=(5.0, 20.0, 30.0))
+    runs = [_flat(-200.0), _flat(-210.0), short]
+    summary = peers.summarize_side(runs, (50_000, 100_000), threshold=-250.0)
+    assert summary["return_at"]["50000"]["n"] == 3
+    assert summary["return_at"]["100000"]["n"] == 2
+    assert summary["return_at"]["100000"]["point"] == pytest.approx(-205.0)
+    assert peers._ci(summary["return_at"]["100000"], 3).endswith(", 2 of 3 seeds")

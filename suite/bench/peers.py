@@ -243,9 +243,7 @@ def summarize_side(runs: list[ReturnCurve], marks: tuple[int, ...], threshold: f
     seconds = [s for s, _ in crossings]
     return {
         "seeds": len(runs),
-        "return_at": {
-            str(mark): _as_dict(iqm_ci([run.return_at(mark) for run in runs])) for mark in marks
-        },
+        "return_at": {str(mark): return_at(runs, mark) for mark in marks},
         "returns_at": {str(mark): [run.return_at(mark) for run in runs] for mark in marks},
         "seconds_to_threshold": spread(seconds).as_dict(),
         "seconds_ci": _as_dict(median_ci(seconds)),
@@ -255,6 +253,12 @@ def summarize_side(runs: list[ReturnCurve], marks: tuple[int, ...], threshold: f
         "seconds_at_last_mark": known_spread([run.seconds_at(marks[-1]) for run in runs]),
         "env_steps_per_s": known_spread([run.training_rate() for run in runs]),
     }
+
+
+def return_at(runs: list[ReturnCurve], mark: int) -> dict:
+    """The IQM and CI of the return at ``mark`` over the seeds whose curve reaches it (``n``)."""
+    values = [run.return_at(mark) for run in runs]
+    return {**_as_dict(iqm_ci(values)), "n": sum(not math.isnan(v) for v in values)}
 
 
 def known_spread(values: list[float]) -> dict | None:
@@ -374,7 +378,9 @@ def render_env(env: str, found: dict) -> list[str]:
         "|---|" + "---|" * (len(marks) + 5),
     ]
     for side, summary in found["sides"].items():
-        returns = " | ".join(_ci(summary["return_at"][str(mark)]) for mark in marks)
+        returns = " | ".join(
+            _ci(summary["return_at"][str(mark)], summary["seeds"]) for mark in marks
+        )
         timing = " | ".join(
             median_and_range(summary[key])
             for key in ("first_point_s", "seconds_at_last_mark", "env_steps_per_s")
@@ -394,12 +400,14 @@ def _side_label(side: str) -> str:
     return f"RLlib's settings `{side}`" if side.endswith("_rllib") else f"suite `{side}`"
 
 
-def _ci(found: dict) -> str:
+def _ci(found: dict, seeds: int) -> str:
+    """'IQM [low, high]', saying how many seeds it is over when some curves end before."""
     if math.isnan(found["point"]):
-        return "n/a (curve ends before)"
+        return "n/a (curves end before)"
+    fewer = f", {found['n']} of {seeds} seeds" if found["n"] < seeds else ""
     if math.isnan(found["low"]):
-        return f"{found['point']:,.0f} (no CI: 1 seed)"
-    return f"{found['point']:,.0f} [{found['low']:,.0f}, {found['high']:,.0f}]"
+        return f"{found['point']:,.0f} (no CI: {found['n']} seed{fewer})"
+    return f"{found['point']:,.0f} [{found['low']:,.0f}, {found['high']:,.0f}]{fewer}"
 
 
 def median_and_range(found: dict | None) -> str:
@@ -430,7 +438,8 @@ def _gap(target: dict, found: dict) -> str:
         if side.endswith("_rllib"):
             continue  # the targets compare the suite's config with SB3
         if target["kind"] == "return":
-            measured = f"{_ci(summary['return_at'][str(target['mark'])])} at {target['mark']:,}"
+            at_mark = summary["return_at"][str(target["mark"])]
+            measured = f"{_ci(at_mark, summary['seeds'])} at {target['mark']:,}"
         else:
             measured = _time_to(summary["seconds_to_threshold"], found["threshold"])
         parts.append(
