@@ -91,6 +91,20 @@ def test_reading_at_env_steps_interpolates_and_is_nan_outside_the_curve():
     assert math.isnan(curve.return_at(4001))
 
 
+def test_past_the_last_scored_point_the_last_mean_holds_until_the_run_ends():
+    # Pendulum's 20 envs end their episodes together: iterations between report no return
+    curve = ReturnCurve(
+        np.array([2000.0, 4000.0, 6000.0, 8000.0, 10000.0]),
+        np.array([5.0, 6.0, 7.0, 8.0, 9.0]),
+        np.array([math.nan, -1400.0, math.nan, -1200.0, math.nan]),
+    )
+    assert curve.return_at(6000) == pytest.approx(-1300.0)  # between two scored points
+    assert curve.return_at(10_000) == -1200.0  # no episode ended since 8,000
+    assert math.isnan(curve.return_at(3000))  # before the first episode ended
+    assert math.isnan(curve.return_at(10_001))  # past the run
+    assert curve.seconds_at(9000) == pytest.approx(8.5)
+
+
 def test_sb3_wall_time_to_threshold_counts_from_the_process_start():
     # episodes end at 1001, 1002, ... ; the 20-episode mean first reaches -250 at episode 4
     returns = [-400.0, -300.0, -200.0, -100.0, -100.0]  # means -400, -350, -300, -250
@@ -110,8 +124,9 @@ def test_suite_wall_time_counts_back_from_the_trials_recorded_end():
     )
     # the trial's end was recorded at epoch 1050; the bench started the process at 1000
     curve = iteration_curve(iterations, ended_at=1050.0, started_at=1000.0)
-    assert curve.env_steps.tolist() == [2000.0, 3000.0, 4000.0]  # no return yet at iteration 1
-    assert curve.seconds.tolist() == [46.0, 48.0, 50.0]
+    assert curve.env_steps.tolist() == [1000.0, 2000.0, 3000.0, 4000.0]
+    assert curve.seconds.tolist() == [44.0, 46.0, 48.0, 50.0]
+    assert curve.first_scored_seconds() == 46.0  # no episode had ended at iteration 1
     assert curve.first_crossing(-250.0) == (48.0, 3000.0)
     assert curve.first_crossing(-100.0) == (math.inf, math.inf)
 
@@ -146,7 +161,11 @@ def _record(suite_returns: list[float], sb3_returns: list[float]) -> dict:
         "pendulum": [_flat(value) for value in suite_returns],
         "pendulum_rllib": [_flat(-1200.0) for _ in suite_returns],
     }
-    settings = {"hyperparameters": {"n_envs": 4, "gamma": 0.9}, "num_threads": 1}
+    settings = {
+        "hyperparameters": {"n_envs": 4, "gamma": 0.9, "n_timesteps": 1e5},
+        "n_timesteps": 100_000,
+        "num_threads": 1,
+    }
     return peers.summarize_env(pendulum, curves, settings, quick=False)
 
 
@@ -202,7 +221,8 @@ def test_render_states_each_verdict_and_the_numbers_behind_a_miss():
     assert "suite `pendulum`: -1,075 [" in text  # the gap: the suite's return at the mark
     assert "-250 not reached by its median seed" in text  # the gap of the time target
     assert "SB3 PPO, rl-zoo3's settings: -250 at a median 20 s" in text
-    assert "n_envs 4" in text and "num_threads 1" in text
+    assert "gamma 0.9, n_envs 4; run with -n 100000 (the yml's n_timesteps: 100000.0)" in text
+    assert "and num_threads 1." in text
 
 
 def test_seconds_print_as_median_and_range_with_never_reached_seeds_named():

@@ -29,32 +29,42 @@ SETUP_ALLOWANCE_S, SLOWEST_RATE = 180.0, 200.0
 
 @dataclass(frozen=True)
 class ReturnCurve:
-    """One run's scored points: env steps, seconds since its process started, 20-episode mean."""
+    """One run's points: env steps, seconds since its process started, and the 20-episode mean
+    return, NaN where no episode had ended yet (a suite iteration in which no episode ended
+    reports none either: Pendulum's 20 envs end theirs together every 4,000 env steps)."""
 
     env_steps: np.ndarray
     seconds: np.ndarray
     returns: np.ndarray
 
     def return_at(self, steps: float) -> float:
-        """The mean return at ``steps``, interpolated; NaN outside the curve."""
-        if not len(self.env_steps) or not self.env_steps[0] <= steps <= self.env_steps[-1]:
+        """The mean return at ``steps``, interpolated between scored points; past the last
+        scored point (but not past the run) the last mean holds, as no episode ended since
+        (``suite.report.budget.read_at_budget`` reads the same way); NaN outside the run."""
+        scored = ~np.isnan(self.returns)
+        if not scored.any() or not self.env_steps[scored][0] <= steps <= self.env_steps[-1]:
             return math.nan
-        return float(np.interp(steps, self.env_steps, self.returns))
+        return float(np.interp(steps, self.env_steps[scored], self.returns[scored]))
 
     def seconds_at(self, steps: float) -> float:
         if not len(self.env_steps) or not self.env_steps[0] <= steps <= self.env_steps[-1]:
             return math.nan
         return float(np.interp(steps, self.env_steps, self.seconds))
 
+    def first_scored_seconds(self) -> float:
+        """Seconds to the first point with a mean return (NaN: none)."""
+        scored = np.flatnonzero(~np.isnan(self.returns))
+        return float(self.seconds[scored[0]]) if len(scored) else math.nan
+
     def first_crossing(self, threshold: float) -> tuple[float, float]:
         """(seconds, env steps) of the first point >= ``threshold``; (inf, inf) if never."""
-        reached = np.flatnonzero(self.returns >= threshold)
+        reached = np.flatnonzero(self.returns >= threshold)  # NaN compares False
         if not len(reached):
             return math.inf, math.inf
         return float(self.seconds[reached[0]]), float(self.env_steps[reached[0]])
 
     def training_rate(self) -> float:
-        """Env steps per second from the first scored point to the last (set-up left out)."""
+        """Env steps per second from the first point to the last (set-up left out)."""
         if len(self.seconds) < 2 or self.seconds[-1] <= self.seconds[0]:
             return math.nan
         return float(
@@ -77,7 +87,6 @@ def iteration_curve(iterations: pd.DataFrame, ended_at: float, started_at: float
     """A suite trial's curve from its iteration rows; iteration times counted back from
     ``ended_at`` (timing.json) by the trial's own ``wall_time_s``."""
     rows = iterations.sort_values("iteration")
-    rows = rows[rows["episode_return_mean"].notna()]
     wall = rows["wall_time_s"].to_numpy(float)
     epochs = ended_at - (wall[-1] - wall) if len(wall) else wall
     return ReturnCurve(

@@ -249,7 +249,7 @@ def summarize_side(runs: list[ReturnCurve], marks: tuple[int, ...], threshold: f
         "seconds_ci": _as_dict(median_ci(seconds)),
         "env_steps_to_threshold": spread([steps for _, steps in crossings]).as_dict(),
         "reached": sum(math.isfinite(s) for s in seconds),
-        "first_point_s": spread([float(run.seconds[0]) for run in runs]).as_dict(),
+        "first_point_s": known_spread([run.first_scored_seconds() for run in runs]),
         "seconds_at_last_mark": known_spread([run.seconds_at(marks[-1]) for run in runs]),
         "env_steps_per_s": known_spread([run.training_rate() for run in runs]),
     }
@@ -464,9 +464,14 @@ def _median(found: dict | None) -> str:
 
 
 def _sb3_settings(settings: dict) -> str:
+    """rl-zoo3's resolved hyperparameters; its yml's n_timesteps is replaced by the run's -n."""
     hyper = settings.get("hyperparameters", {})
-    shown = ", ".join(f"{key} {value}" for key, value in sorted(hyper.items()))
+    shown = ", ".join(
+        f"{key} {value}" for key, value in sorted(hyper.items()) if key != "n_timesteps"
+    )
     return (
         f"SB3's hyperparameters as rl-zoo3 resolved them ({settings.get('hyperparams_file')}, "
-        f"from the run's config.yml; num_threads {settings.get('num_threads')}): {shown}."
+        f"from the run's config.yml): {shown}; run with -n {settings.get('n_timesteps')} "
+        f"(the yml's n_timesteps: {hyper.get('n_timesteps')}) and num_threads "
+        f"{settings.get('num_threads')}."
     )
