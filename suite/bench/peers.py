@@ -457,10 +457,7 @@ def _time_to(seconds: dict, threshold: float) -> str:
 
 
 def _median(found: dict | None) -> str:
-    if found is None:
-        return "n/a"
-    value = found["median"]
-    return "not reached" if math.isinf(value) else f"{value:,.0f}"
+    return "n/a" if found is None else fmt(found["median"], decimals=0, infinite="not reached")
 
 
 def _sb3_settings(settings: dict) -> str:
