@@ -16,7 +16,8 @@ RLlib's settings seed 0, SB3 seed 1, ...; the row records the order):
 
 **Scored the same way on both sides**: a curve of the mean of the last 20 training-episode
 returns (RLlib's ``metrics_num_episodes_for_smoothing=20``; fewer before 20 episodes ended)
-against env steps, read at fixed env steps (``marks``) by linear interpolation, like
+against env steps, read at fixed env steps (``marks``) by linear interpolation between scored
+points, the last mean holding past the last one to the run's end, like
 ``suite.report.budget.read_at_budget``. SB3's curve comes from its Monitor files: episodes of all
 envs in end-time order, env steps = the sum of their lengths, so it counts finished episodes only
 (steps of episodes still running are not counted yet). The suite's comes from the results store
