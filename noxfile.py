@@ -41,5 +41,5 @@ def sweep(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Regenerate benchmarks/RESULTS.md (long: runs real training side by side)."""
-    session.install("-e", ".")
+    session.install("-e", ".[bench]")  # row 11 runs the peers (SB3 PPO, rl-zoo3)
     session.run("python", "-m", "suite.bench", *session.posargs)

@@ -34,12 +34,13 @@ def _with_ray(num_cpus: int, measure, *args):
         ray.shutdown()
 
 
-def measure_row(row: str, quick: bool, address: str | None) -> dict:
+def measure_row(row: str, quick: bool, address: str | None, peers_long: bool = False) -> dict:
     from suite.bench import (
         atari_sampling,
         gpu_scaling,
         guard_overhead,
         packing,
+        peers,
         racing,
         report_scale,
         search_cost,
@@ -74,6 +75,8 @@ def measure_row(row: str, quick: bool, address: str | None) -> dict:
         return _with_ray(2, guard_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
     if row == "search_cost":  # sweeps in their own processes, each with its own Ray
         return search_cost.measure(quick)
+    if row == "peers":  # SB3 and sweeps in their own processes
+        return peers.measure(quick, include_long=peers_long)
     return gpu_scaling.measure(address)
 
 
@@ -93,6 +96,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rows", default=every, help=f"rows to measure (default all: {every})")
     parser.add_argument("--quick", action="store_true", help="tiny budgets, development only")
     parser.add_argument("--address", help="Ray cluster HOST:PORT for the gpu row")
+    parser.add_argument(
+        "--peers-long",
+        action="store_true",
+        help="the peers row also runs its long envs (HalfCheetah-v5 at 1M env steps, ~16 min per "
+        'suite trial on 2 cores; needs pip install -e ".[mujoco]")',
+    )
     parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where RESULTS.md goes")
     return parser.parse_args(argv)
 
@@ -123,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
             "machine": machine(),
             "quick": args.quick,
-            "data": measure_row(row, args.quick, args.address),
+            "data": measure_row(row, args.quick, args.address, args.peers_long),
         }
         (raw_dir / f"{row}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
         results = args.out_dir / "RESULTS.md"

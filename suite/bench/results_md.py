@@ -6,7 +6,7 @@ import json
 import math
 from pathlib import Path
 
-from suite.bench import search_cost
+from suite.bench import peers, search_cost
 from suite.bench.summary import Spread
 
 ROW_TITLES = {
@@ -22,6 +22,8 @@ ROW_TITLES = {
     "racing": "9. Racing vs the full grid (continuous_nk --budget laptop, Pendulum)",
     "search_cost": "10. A search's trials: training share of their CPU-seconds, and what each "
     "choice buys",
+    "peers": "11. The tuned configs against their peers (SB3 PPO with rl-zoo3's settings, RLlib's "
+    "tuned examples)",
 }
 
 HEADER = """# Benchmarks
@@ -483,6 +485,7 @@ RENDERERS = {
     "guard": render_guard,
     "racing": render_racing,
     "search_cost": search_cost.render,
+    "peers": peers.render,
 }
 
 

@@ -11,11 +11,37 @@ class SweepRunError(RuntimeError):
     """The sweep subprocess failed; the message carries the end of its stderr."""
 
 
+def run_to_end(
+    command: list[str],
+    error: type[Exception],
+    what: str,
+    timeout_s: float | None = None,
+    env: dict[str, str] | None = None,
+) -> None:
+    """Run ``command`` to its end; raise ``error`` naming ``what`` on a failure (with the end of
+    its stderr) or when it is still running after ``timeout_s``."""
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, check=False, timeout=timeout_s, env=env
+        )
+    except subprocess.TimeoutExpired:
+        raise error(f"{what} did not finish within {timeout_s:.0f} s") from None
+    if done.returncode != 0:
+        raise error(
+            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
+
+
 def run_sweep(
-    sweep: str, budget: str, results_root: Path, *extra: str, name: str | None = None
+    sweep: str,
+    budget: str,
+    results_root: Path,
+    *extra: str,
+    name: str | None = None,
+    timeout_s: float | None = None,
 ) -> Path:
     """Run ``sweep`` (a name, or a sweep file whose sweep is called ``name``) at ``budget``
-    without W&B or report; returns its run folder."""
+    without W&B or report; returns its run folder. ``timeout_s``: give up after that long."""
     command = [
         sys.executable,
         "-m",
@@ -30,9 +56,5 @@ def run_sweep(
         "--results-dir",
         str(results_root),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SweepRunError(
-            f"{' '.join(command[1:])} exited {done.returncode}: {done.stderr.strip()[-500:]}"
-        )
+    run_to_end(command, SweepRunError, f"{sweep} --budget {budget}", timeout_s)
     return next((Path(results_root) / (name or sweep)).iterdir())

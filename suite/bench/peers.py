@@ -1,0 +1,475 @@
+"""Row 11 "peers": the tuned configs against their public peers, side by side in one run.
+
+Per env (``PEER_ENVS``), three sides, seeds interleaved (SB3 seed 0, the suite's config seed 0,
+RLlib's settings seed 0, SB3 seed 1, ...; the row records the order):
+
+- **SB3 PPO with rl-zoo3's hyperparameters**, run as rl-zoo3's users run it:
+  ``python -m rl_zoo3.train --algo ppo --env ENV -n STEPS --seed S`` (``suite/bench/zoo_runs.py``),
+  1 torch thread (``OMP_NUM_THREADS=1 --num-threads 1``), no evaluation, no checkpoints. The
+  hyperparameters come from rl_zoo3's own ``hyperparams/ppo.yml``; the row records the resolved
+  ones from the run's ``config.yml``.
+- **The suite's tuned config** and **RLlib's tuned-example settings** (``pendulum`` and
+  ``pendulum_rllib``, ``cartpole`` and ``cartpole_rllib``), each a one-trial
+  ``python -m suite.sweep <sweep file> --first-seed S --wandb off --no-report`` as a user types it.
+  A config asking for more CPUs than the machine has (``cartpole_rllib``: 4) runs against a Ray
+  the bench starts with those CPUs declared (``--address``), inside the same clock.
+
+**Scored the same way on both sides**: a curve of the mean of the last 20 training-episode
+returns (RLlib's ``metrics_num_episodes_for_smoothing=20``; fewer before 20 episodes ended)
+against env steps, read at fixed env steps (``marks``) by linear interpolation between scored
+points, the last mean holding past the last one to the run's end, like
+``suite.report.budget.read_at_budget``. SB3's curve comes from its Monitor files: episodes of all
+envs in end-time order, env steps = the sum of their lengths, so it counts finished episodes only
+(steps of episodes still running are not counted yet). The suite's comes from the results store
+(``episode_return_mean`` is already RLlib's 20-episode mean, ``env_steps`` all sampled steps).
+
+**Wall time, the same clock on both sides**: epoch seconds from just before the bench starts the
+subprocess (``time.time()`` before ``Popen``: Python start-up, imports, Ray and set-up included)
+to the first curve point whose 20-episode mean is >= the env's threshold. SB3's points are
+timestamped by its Monitor files (``t_start`` + ``t``: when each episode ended). The store has no
+per-iteration timestamps: a suite trial's iteration ``i`` is put at ``timing.json``'s
+``ended_at`` minus (``wall_time_s`` at its last iteration - ``wall_time_s`` at ``i``), counted back
+from when the trial's end was recorded by the trial's own training clock; the delay between the
+last result and that record (well under a second) makes the suite's times slightly late.
+"Not reached": the curve never crosses within the run.
+
+**Statistics**: the return at each mark as an IQM with a 95% stratified-bootstrap CI over seeds
+(``suite.stats``); seconds to threshold as the median with its range, and, for judging, a 95%
+bootstrap CI of the median ("not reached" counts as infinitely slow).
+
+**The targets** (issue 24), each judged only with >= 2 seeds per side and never under ``--quick``:
+
+- "at least" (a return): **met** when the suite's CI is not below the peer's, i.e. the suite's
+  upper bound >= the peer's lower bound (an absolute target such as CartPole's 475 is a peer
+  interval of that one value);
+- "at most" (seconds to threshold): **met** when the suite's CI is not above the peer's (times
+  ``factor``, 0.5 for a moonshot), i.e. the suite's lower bound <= factor x the peer's upper
+  bound; missed whenever the suite's median seed never reached the threshold.
+
+A missed target is printed with the measured numbers behind it (each side's return at the mark,
+seconds from start to the first scored point, and env steps per second of training), not a cause.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from suite.bench import zoo_runs
+from suite.bench.peer_runs import ReturnCurve, cpus_asked, run_sb3, run_suite_config
+from suite.bench.summary import Spread, spread
+from suite.humanize import fmt
+from suite.stats.intervals import Interval, stratified_bootstrap_ci
+from suite.stats.metrics import interquartile_mean, median
+
+SB3 = "sb3"
+SB3_LABEL = "SB3 PPO, rl-zoo3's settings"
+FULL_SEEDS, QUICK_SEEDS = 5, 1
+
+
+@dataclass(frozen=True)
+class Target:
+    """One of issue 24's targets for an env. ``kind``: "return" (the suite's return at
+    ``mark`` at least the peer's, or at least ``value`` when given) or "seconds" (the suite's
+    seconds to threshold at most ``factor`` x the peer's)."""
+
+    text: str
+    kind: str
+    mark: int | None = None
+    value: float | None = None
+    factor: float = 1.0
+
+
+@dataclass(frozen=True)
+class PeerEnv:
+    env: str
+    suite_config: str
+    rllib_config: str | None
+    threshold: float  # for wall seconds to threshold
+    marks: tuple[int, ...]  # env steps the return is read at
+    run_env_steps: int  # per run: past the last mark even counting finished episodes only
+    quick_marks: tuple[int, ...]
+    quick_run_env_steps: int
+    targets: tuple[Target, ...]
+    zoo_env: str | None = None  # rl-zoo3's env id when its ppo.yml has no entry for ``env``
+    long: bool = False  # too long for this machine's row; run only with --peers-long
+    note: str = ""
+
+    @property
+    def peer_env(self) -> str:
+        return self.zoo_env or self.env
+
+
+PEER_ENVS: tuple[PeerEnv, ...] = (
+    PeerEnv(
+        "Pendulum-v1",
+        "pendulum",
+        "pendulum_rllib",
+        threshold=-250.0,
+        marks=(50_000, 100_000),
+        run_env_steps=100_000,  # SB3: 4 envs x 1,024-step rollouts, episodes end on them
+        quick_marks=(10_000,),
+        quick_run_env_steps=10_000,
+        targets=(
+            Target("return at 100k env steps at least SB3's", "return", mark=100_000),
+            Target("wall time to -250 at most SB3's", "seconds"),
+            Target("moonshot: wall time to -250 at most half SB3's", "seconds", factor=0.5),
+        ),
+    ),
+    PeerEnv(
+        "CartPole-v1",
+        "cartpole",
+        "cartpole_rllib",
+        threshold=475.0,
+        marks=(25_000, 50_000),
+        run_env_steps=60_000,  # SB3's 8 envs may hold up to 4,000 steps in unfinished episodes
+        quick_marks=(5_000,),
+        quick_run_env_steps=10_000,
+        targets=(
+            Target("return 475 within 50k env steps", "return", mark=50_000, value=475.0),
+            Target("wall time to 475 at most SB3's", "seconds"),
+        ),
+    ),
+    PeerEnv(
+        "HalfCheetah-v5",
+        "halfcheetah",
+        None,
+        threshold=1_442.0,  # CleanRL's PPO at 1M env steps (v4, 3 seeds)
+        marks=(500_000, 1_000_000),
+        run_env_steps=1_000_000,
+        quick_marks=(10_000,),
+        quick_run_env_steps=10_000,
+        targets=(
+            Target("return at 1M at least CleanRL's PPO (1,442)", "return", 1_000_000, 1_442.0),
+            Target("moonshot: rl-zoo3's PPO (5,819 at 1M on v3)", "return", 1_000_000, 5_819.0),
+        ),
+        zoo_env="HalfCheetah-v4",  # rl-zoo3 2.9.2's ppo.yml tunes v4 only (v5: not found)
+        long=True,  # ~16 min per suite trial here; needs pip install -e ".[mujoco]"
+        note="SB3 on HalfCheetah-v4 (rl-zoo3 has no v5 settings), the suite on v5",
+    ),
+)
+
+
+# --- measuring and summarizing ------------------------------------------------------------------
+
+
+def sides(peer: PeerEnv) -> tuple[str, ...]:
+    return (SB3, peer.suite_config, *([peer.rllib_config] if peer.rllib_config else []))
+
+
+def measure(quick: bool, include_long: bool = False) -> dict:
+    envs = [peer for peer in PEER_ENVS if include_long or not peer.long]
+    seeds = QUICK_SEEDS if quick else FULL_SEEDS
+    curves = {peer.env: {side: [] for side in sides(peer)} for peer in envs}
+    zoo_settings: dict[str, dict] = {}
+    order = []
+    with tempfile.TemporaryDirectory(prefix="suite-bench-peers-") as folder:
+        for seed in range(seeds):
+            for peer in envs:
+                where = Path(folder) / peer.env
+                where.mkdir(exist_ok=True)
+                for side in sides(peer):
+                    curve, settings = run_side(peer, side, seed, where, quick)
+                    zoo_settings[peer.env] = settings or zoo_settings.get(peer.env, {})
+                    curves[peer.env][side].append(curve)
+                    order.append(f"{peer.env} {side} seed {seed}")
+                    print(f"  {order[-1]}: {describe_run(curve, peer, quick)}", flush=True)
+    return {
+        "quick": quick,
+        "seeds": seeds,
+        "order": order,
+        "torch_threads": zoo_runs.TORCH_THREADS,
+        "versions": peer_versions(),
+        "declared_cpus": declared_cpus(envs),
+        "envs": {
+            peer.env: summarize_env(peer, curves[peer.env], zoo_settings[peer.env], quick)
+            for peer in envs
+        },
+    }
+
+
+def run_side(
+    peer: PeerEnv, side: str, seed: int, folder: Path, quick: bool
+) -> tuple[ReturnCurve, dict | None]:
+    """One seed of one side: its curve, and for SB3 the settings rl-zoo3 resolved."""
+    steps = peer.quick_run_env_steps if quick else peer.run_env_steps
+    if side == SB3:
+        return run_sb3(peer.peer_env, steps, seed, folder)
+    return run_suite_config(side, steps, seed, folder), None
+
+
+def declared_cpus(envs: list[PeerEnv]) -> dict[str, float]:
+    """The suite-side configs that ask for more CPUs than this machine has, and how many."""
+    asked = {side: cpus_asked(side) for peer in envs for side in sides(peer) if side != SB3}
+    return {side: cpus for side, cpus in asked.items() if cpus > (os.cpu_count() or 1)}
+
+
+def describe_run(curve: ReturnCurve, peer: PeerEnv, quick: bool) -> str:
+    mark = (peer.quick_marks if quick else peer.marks)[-1]
+    seconds, _ = curve.first_crossing(peer.threshold)
+    reached = "not reached" if math.isinf(seconds) else f"{seconds:.0f} s"
+    return f"return {curve.return_at(mark):.0f} at {mark:,}; {peer.threshold:g} at {reached}"
+
+
+def peer_versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {name: version(name) for name in ("stable-baselines3", "rl_zoo3")}
+
+
+def summarize_env(
+    peer: PeerEnv, curves: dict[str, list[ReturnCurve]], zoo_settings: dict, quick: bool
+) -> dict:
+    marks = peer.quick_marks if quick else peer.marks
+    summaries = {side: summarize_side(runs, marks, peer.threshold) for side, runs in curves.items()}
+    return {
+        "threshold": peer.threshold,
+        "marks": list(marks),
+        "run_env_steps": peer.quick_run_env_steps if quick else peer.run_env_steps,
+        "note": peer.note,
+        "sb3_settings": zoo_settings,
+        "sides": summaries,
+        "targets": [judge(target, summaries, peer.suite_config, quick) for target in peer.targets],
+    }
+
+
+def summarize_side(runs: list[ReturnCurve], marks: tuple[int, ...], threshold: float) -> dict:
+    crossings = [run.first_crossing(threshold) for run in runs]
+    seconds = [s for s, _ in crossings]
+    return {
+        "seeds": len(runs),
+        "return_at": {str(mark): return_at(runs, mark) for mark in marks},
+        "returns_at": {str(mark): [run.return_at(mark) for run in runs] for mark in marks},
+        "seconds_to_threshold": spread(seconds).as_dict(),
+        "seconds_ci": _as_dict(median_ci(seconds)),
+        "env_steps_to_threshold": spread([steps for _, steps in crossings]).as_dict(),
+        "reached": sum(math.isfinite(s) for s in seconds),
+        "first_point_s": known_spread([run.first_scored_seconds() for run in runs]),
+        "seconds_at_last_mark": known_spread([run.seconds_at(marks[-1]) for run in runs]),
+        "env_steps_per_s": known_spread([run.training_rate() for run in runs]),
+    }
+
+
+def return_at(runs: list[ReturnCurve], mark: int) -> dict:
+    """The IQM and CI of the return at ``mark`` over the seeds whose curve reaches it (``n``)."""
+    values = [run.return_at(mark) for run in runs]
+    return {**_as_dict(iqm_ci(values)), "n": sum(not math.isnan(v) for v in values)}
+
+
+def known_spread(values: list[float]) -> dict | None:
+    """The spread of the values that are known (NaN: e.g. a curve too short to say)."""
+    known = [value for value in values if not math.isnan(value)]
+    return spread(known).as_dict() if known else None
+
+
+def iqm_ci(values: list[float]) -> Interval:
+    """IQM of the seeds that have a value there (NaN: the curve does not reach the mark)."""
+    known = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
+    if not len(known):
+        return Interval(math.nan, math.nan, math.nan)
+    return stratified_bootstrap_ci(interquartile_mean, [known])
+
+
+def median_ci(seconds: list[float]) -> Interval:
+    """The median's CI; a seed that never reached is +inf (numpy warns on inf - inf)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return stratified_bootstrap_ci(median, [np.asarray(seconds, dtype=float)])
+
+
+def _as_dict(interval: Interval) -> dict:
+    return {"point": interval.point, "low": interval.low, "high": interval.high}
+
+
+def _interval(found: dict) -> Interval:
+    return Interval(found["point"], found["low"], found["high"])
+
+
+def at_least(suite: Interval, peer: Interval) -> bool | None:
+    """Met when the suite's CI is not below the peer's; None when either CI is unknown."""
+    if not (suite.known and peer.known):
+        return None
+    return suite.high >= peer.low
+
+
+def at_most(suite: Interval, peer: Interval, factor: float = 1.0) -> bool | None:
+    """Met when the suite's CI is not above ``factor`` x the peer's; a suite whose median seed
+    never got there misses; None when either CI is unknown."""
+    if not (suite.known and peer.known):
+        return None
+    if math.isinf(suite.point):
+        return False
+    return suite.low <= factor * peer.high
+
+
+def judge(target: Target, summaries: dict, suite_config: str, quick: bool) -> dict:
+    """The target's verdict; --quick rows judge nothing (their marks are not the targets')."""
+    met = None if quick else _met(target, summaries[suite_config], summaries[SB3])
+    return {"text": target.text, "kind": target.kind, "mark": target.mark, "met": met}
+
+
+def _met(target: Target, suite: dict, peer: dict) -> bool | None:
+    if target.kind == "seconds":
+        mine, theirs = _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
+        return at_most(mine, theirs, target.factor)
+    mark = str(target.mark)
+    mine = _interval(suite["return_at"][mark])
+    if target.value is None:
+        theirs = _interval(peer["return_at"][mark])
+    else:
+        theirs = Interval(target.value, target.value, target.value)
+    return at_least(mine, theirs)
+
+
+# --- rendering ----------------------------------------------------------------------------------
+
+
+def render(data: dict) -> list[str]:
+    lines = [
+        f"{data['seeds']} seed(s) per side, interleaved by seed in this order: "
+        f"{_order(data['order'])}. SB3 {data['versions']['stable-baselines3']} and rl_zoo3 "
+        f"{data['versions']['rl_zoo3']}, run as `python -m rl_zoo3.train --algo ppo` with "
+        f"rl-zoo3's own hyperparams/ppo.yml, {data['torch_threads']} torch thread "
+        "(`OMP_NUM_THREADS=1 --num-threads 1`); the suite's configs as one-trial `python -m "
+        "suite.sweep` runs.",
+        "",
+        "Scored alike: the mean of the last 20 training-episode returns, read at fixed env steps "
+        "(IQM, 95% stratified-bootstrap CI over seeds). SB3's env steps count finished episodes "
+        "only (its Monitor files). Wall time: from just before the bench starts the process to "
+        "the first 20-episode mean at or past the threshold (median, range); SB3 timed by its "
+        "Monitor files' episode end times, the suite by its trial's recorded end counted back by "
+        "its training clock.",
+    ]
+    lines[-1] += "".join(_declared(config, cpus) for config, cpus in data["declared_cpus"].items())
+    for env, found in data["envs"].items():
+        lines += ["", *render_env(env, found)]
+    return lines
+
+
+def _declared(config: str, cpus: float) -> str:
+    return (
+        f" `{config}` asks for {cpus:g} CPUs: it ran against a Ray the bench started with "
+        f"{cpus:g} CPUs declared on this machine (its start inside the clock), as RLlib's "
+        "settings run here."
+    )
+
+
+def _order(order: list[str]) -> str:
+    shown = ", ".join(order[:6])
+    return shown + (f", ... ({len(order)} runs)" if len(order) > 6 else "")
+
+
+def render_env(env: str, found: dict) -> list[str]:
+    marks = found["marks"]
+    threshold = f"{found['threshold']:,.0f}"
+    header = " | ".join(f"return at {mark // 1000}k" for mark in marks)
+    lines = [
+        f"**{env}**, {found['run_env_steps']:,} env steps per run"
+        + (f" ({found['note']})" if found["note"] else "")
+        + ":",
+        "",
+        f"| side | {header} | s to {threshold} | reached | s to first score | "
+        f"s to {marks[-1] // 1000}k env steps | env steps/s |",
+        "|---|" + "---|" * (len(marks) + 5),
+    ]
+    for side, summary in found["sides"].items():
+        returns = " | ".join(
+            _ci(summary["return_at"][str(mark)], summary["seeds"]) for mark in marks
+        )
+        timing = " | ".join(
+            median_and_range(summary[key])
+            for key in ("first_point_s", "seconds_at_last_mark", "env_steps_per_s")
+        )
+        lines.append(
+            f"| {_side_label(side)} | {returns} | "
+            f"{median_and_range(summary['seconds_to_threshold'])} | "
+            f"{summary['reached']}/{summary['seeds']} | {timing} |"
+        )
+    lines += ["", *[_target_line(t, found) for t in found["targets"]]]
+    return [*lines, "", _sb3_settings(found["sb3_settings"])]
+
+
+def _side_label(side: str) -> str:
+    if side == SB3:
+        return SB3_LABEL
+    return f"RLlib's settings `{side}`" if side.endswith("_rllib") else f"suite `{side}`"
+
+
+def _ci(found: dict, seeds: int) -> str:
+    """'IQM [low, high]', saying how many seeds it is over when some curves end before."""
+    if math.isnan(found["point"]):
+        return "n/a (curves end before)"
+    fewer = f", {found['n']} of {seeds} seeds" if found["n"] < seeds else ""
+    if math.isnan(found["low"]):
+        return f"{found['point']:,.0f} (no CI: {found['n']} seed{fewer})"
+    return f"{found['point']:,.0f} [{found['low']:,.0f}, {found['high']:,.0f}]{fewer}"
+
+
+def median_and_range(found: dict | None) -> str:
+    """'median (min-max)' of a spread; never-reached seeds print as 'not reached'."""
+    if found is None:
+        return "n/a"
+    spread_ = Spread(**found)
+    low, middle, high = (
+        fmt(v, decimals=0, infinite="not reached")
+        for v in (spread_.min, spread_.median, spread_.max)
+    )
+    return middle if low == high else f"{middle} ({low} to {high})"
+
+
+def _target_line(target: dict, found: dict) -> str:
+    verdict = {None: "not judged", True: "**met**", False: "**missed**"}[target["met"]]
+    line = f"- {target['text']}: {verdict}"
+    if target["met"] is False:
+        line += ". " + _gap(target, found)
+    return line + "."
+
+
+def _gap(target: dict, found: dict) -> str:
+    """The measured numbers behind a missed target: each side's return at the mark (or time to
+    threshold), time to its first score and training rate."""
+    parts = []
+    for side, summary in found["sides"].items():
+        if side.endswith("_rllib"):
+            continue  # the targets compare the suite's config with SB3
+        if target["kind"] == "return":
+            at_mark = summary["return_at"][str(target["mark"])]
+            measured = f"{_ci(at_mark, summary['seeds'])} at {target['mark']:,}"
+        else:
+            measured = _time_to(summary["seconds_to_threshold"], found["threshold"])
+        parts.append(
+            f"{_side_label(side)}: {measured}, first score at "
+            f"{_median(summary['first_point_s'])} s, "
+            f"{_median(summary['env_steps_per_s'])} env steps/s"
+        )
+    return "Measured: " + "; ".join(parts)
+
+
+def _time_to(seconds: dict, threshold: float) -> str:
+    if math.isinf(seconds["median"]):
+        return f"{threshold:,.0f} not reached by its median seed"
+    return f"{threshold:,.0f} at a median {seconds['median']:,.0f} s"
+
+
+def _median(found: dict | None) -> str:
+    return "n/a" if found is None else fmt(found["median"], decimals=0, infinite="not reached")
+
+
+def _sb3_settings(settings: dict) -> str:
+    """rl-zoo3's resolved hyperparameters; its yml's n_timesteps is replaced by the run's -n."""
+    hyper = settings.get("hyperparameters", {})
+    shown = ", ".join(
+        f"{key} {value}" for key, value in sorted(hyper.items()) if key != "n_timesteps"
+    )
+    return (
+        f"SB3's hyperparameters as rl-zoo3 resolved them ({settings.get('hyperparams_file')}, "
+        f"from the run's config.yml): {shown}; run with -n {settings.get('n_timesteps')} "
+        f"(the yml's n_timesteps: {hyper.get('n_timesteps')}) and num_threads "
+        f"{settings.get('num_threads')}."
+    )

@@ -1,0 +1,142 @@
+"""Run SB3 PPO the way rl-zoo3's users do (``python -m rl_zoo3.train``), for row 11 (peers).
+
+rl-zoo3 reads its own ``hyperparams/ppo.yml`` from the installed package, so nothing is copied
+here. A run's log folder holds what it did: ``<folder>/ppo/<env>_1/`` with one Monitor file per
+env (``<rank>.monitor.csv``: a ``#{"t_start": ...}`` JSON line, then one row per finished
+episode: return ``r``, length ``l``, seconds since ``t_start`` ``t``) and ``<env>/config.yml``,
+the hyperparameters it resolved (``args.yml``: its command-line arguments). Those YAML files hold
+one Python tag, an ``OrderedDict`` dumped as key-value pairs; ``read_zoo_yaml`` reads exactly that
+tag and nothing else executable (rl-zoo3 itself ``eval()``s some strings; the suite never does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from suite.bench.sweep_runs import run_to_end
+
+ALGO = "ppo"
+TORCH_THREADS = 1  # as the issue's measurement of SB3 ran it
+MONITOR_GLOB = "*.monitor.csv"
+
+
+class ZooRunError(RuntimeError):
+    """rl-zoo3's training subprocess failed, timed out, or left no log to read."""
+
+
+@dataclass(frozen=True)
+class ZooRun:
+    started_at: float  # epoch seconds just before the subprocess was started
+    run_dir: Path  # <log folder>/ppo/<env>_<n>/
+
+
+def zoo_command(env: str, env_steps: int, seed: int, log_folder: Path) -> list[str]:
+    """rl-zoo3's training command with its own hyperparameters: no evaluation, no checkpoints,
+    no tensorboard (its default), 1 torch thread."""
+    return [
+        sys.executable,
+        "-m",
+        "rl_zoo3.train",
+        "--algo",
+        ALGO,
+        "--env",
+        env,
+        "-n",
+        str(env_steps),
+        "--seed",
+        str(seed),
+        "--log-folder",
+        str(log_folder),
+        "--eval-freq",
+        "-1",
+        "--save-freq",
+        "-1",
+        "--num-threads",
+        str(TORCH_THREADS),
+        "--verbose",
+        "0",
+    ]
+
+
+def run_zoo(env: str, env_steps: int, seed: int, log_folder: Path, timeout_s: float) -> ZooRun:
+    """Train once; the clock starts just before the process does."""
+    command = zoo_command(env, env_steps, seed, log_folder)
+    environment = {**os.environ, "OMP_NUM_THREADS": str(TORCH_THREADS)}
+    log_folder.mkdir(parents=True, exist_ok=True)
+    what = f"rl_zoo3.train {env} seed {seed} ({env_steps:,} env steps)"
+    started_at = time.time()
+    run_to_end(command, ZooRunError, what, timeout_s, environment)
+    return ZooRun(started_at, zoo_run_dir(log_folder, env))
+
+
+def zoo_run_dir(log_folder: Path, env: str) -> Path:
+    """The one run folder rl-zoo3 made under a fresh ``log_folder``."""
+    found = sorted((log_folder / ALGO).glob(f"{env}_*"))
+    if len(found) != 1:
+        raise ZooRunError(f"expected one {env}_<n> run under {log_folder / ALGO}, found {found}")
+    return found[0]
+
+
+def read_monitor(path: Path) -> pd.DataFrame:
+    """One Monitor file's episodes: ``return``, ``length`` and ``ended_at`` (epoch seconds:
+    the header's ``t_start`` plus the row's ``t``)."""
+    with path.open() as lines:
+        header = lines.readline()
+        if not header.startswith("#"):
+            raise ZooRunError(f"{path}: no Monitor JSON header (first line {header[:80]!r})")
+        t_start = float(json.loads(header[1:])["t_start"])
+        rows = pd.read_csv(lines)
+    return pd.DataFrame(
+        {
+            "return": rows["r"].astype(float),
+            "length": rows["l"].astype(int),
+            "ended_at": t_start + rows["t"].astype(float),
+        }
+    )
+
+
+def read_episodes(run_dir: Path) -> pd.DataFrame:
+    """Every env's finished episodes in the order they ended."""
+    paths = sorted(run_dir.glob(MONITOR_GLOB))
+    if not paths:
+        raise ZooRunError(f"no Monitor files ({MONITOR_GLOB}) in {run_dir}")
+    episodes = pd.concat([read_monitor(path) for path in paths], ignore_index=True)
+    return episodes.sort_values("ended_at", kind="stable").reset_index(drop=True)
+
+
+class _ZooYamlLoader(yaml.SafeLoader):
+    """yaml's safe loader plus the ``OrderedDict`` tag rl-zoo3's ``yaml.dump`` writes."""
+
+
+def _ordered_dict(loader: yaml.SafeLoader, node: yaml.Node) -> dict:
+    (pairs,) = loader.construct_sequence(node, deep=True)  # OrderedDict(pairs)
+    return {key: value for key, value in pairs}
+
+
+_ZooYamlLoader.add_constructor(
+    "tag:yaml.org,2002:python/object/apply:collections.OrderedDict", _ordered_dict
+)
+
+
+def read_zoo_yaml(path: Path) -> dict:
+    return yaml.load(path.read_text(), Loader=_ZooYamlLoader)  # safe, plus one tag
+
+
+def resolved_settings(run: ZooRun, env: str) -> dict:
+    """What the run used: rl-zoo3's resolved hyperparameters and the arguments that matter."""
+    folder = run.run_dir / env
+    arguments = read_zoo_yaml(folder / "args.yml")
+    return {
+        "hyperparameters": read_zoo_yaml(folder / "config.yml"),
+        "n_timesteps": arguments.get("n_timesteps"),
+        "num_threads": arguments.get("num_threads"),
+        "hyperparams_file": f"rl_zoo3 {arguments.get('conf_file') or f'hyperparams/{ALGO}.yml'}",
+    }

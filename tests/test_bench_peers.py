@@ -1,0 +1,269 @@
+"""Row 11 (peers) without training: Monitor files, the 20-episode curve, reading at env steps,
+wall time to threshold on both sides, the met/missed rule and the renderer."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from suite.bench import peers, zoo_runs
+from suite.bench.peer_runs import ReturnCurve, episode_curve, iteration_curve
+from suite.bench.summary import spread
+from suite.stats.intervals import Interval
+
+MONITOR = """#{"t_start": 1000.5, "env_id": "Pendulum-v1"}
+r,l,t
+-1200.0,200,1.25
+-900.0,200,2.5
+"""
+OTHER_MONITOR = """#{"t_start": 1001.0, "env_id": "Pendulum-v1"}
+r,l,t
+-1000.0,200,1.0
+"""
+
+
+def test_a_monitor_file_gives_each_episode_its_epoch_end_time(tmp_path):
+    path = tmp_path / "0.monitor.csv"
+    path.write_text(MONITOR)
+    episodes = zoo_runs.read_monitor(path)
+    assert episodes["return"].tolist() == [-1200.0, -900.0]
+    assert episodes["length"].tolist() == [200, 200]
+    assert episodes["ended_at"].tolist() == [1001.75, 1003.0]
+
+
+def test_a_file_without_the_json_header_is_refused(tmp_path):
+    path = tmp_path / "0.monitor.csv"
+    path.write_text("r,l,t\n1.0,2,3.0\n")
+    with pytest.raises(zoo_runs.ZooRunError, match="no Monitor JSON header"):
+        zoo_runs.read_monitor(path)
+
+
+def test_episodes_of_all_envs_are_merged_in_end_time_order(tmp_path):
+    (tmp_path / "0.monitor.csv").write_text(MONITOR)
+    (tmp_path / "1.monitor.csv").write_text(OTHER_MONITOR)
+    episodes = zoo_runs.read_episodes(tmp_path)
+    # env 1's episode ended at 1002.0, between env 0's two (1001.75 and 1003.0)
+    assert episodes["return"].tolist() == [-1200.0, -1000.0, -900.0]
+
+
+def test_no_monitor_files_is_an_error_not_an_empty_curve(tmp_path):
+    with pytest.raises(zoo_runs.ZooRunError, match="no Monitor files"):
+        zoo_runs.read_episodes(tmp_path)
+
+
+def _episodes(returns, length=100, every_s=1.0, t0=1000.0):
+    n = len(returns)
+    return pd.DataFrame(
+        {
+            "return": np.asarray(returns, dtype=float),
+            "length": [length] * n,
+            "ended_at": t0 + every_s * np.arange(1, n + 1),
+        }
+    )
+
+
+def test_the_curve_is_the_mean_of_the_last_20_episodes_over_finished_env_steps():
+    returns = list(range(25))  # episode i returns i
+    curve = episode_curve(_episodes(returns), started_at=990.0)
+    assert curve.env_steps.tolist() == [100.0 * (i + 1) for i in range(25)]
+    assert curve.seconds[0] == 11.0  # ended at 1001, the process started at 990
+    assert curve.returns[0] == 0.0  # one episode: its own return
+    assert curve.returns[9] == pytest.approx(4.5)  # fewer than 20: all of them
+    assert curve.returns[24] == pytest.approx(np.mean(range(5, 25)))  # the last 20: 5..24
+
+
+def test_reading_at_env_steps_interpolates_and_is_nan_outside_the_curve():
+    curve = ReturnCurve(
+        np.array([1000.0, 2000.0, 4000.0]),
+        np.array([10.0, 20.0, 40.0]),
+        np.array([-1000.0, -500.0, -300.0]),
+    )
+    assert curve.return_at(1500) == pytest.approx(-750.0)
+    assert curve.return_at(3000) == pytest.approx(-400.0)
+    assert curve.return_at(4000) == -300.0
+    assert curve.seconds_at(3000) == pytest.approx(30.0)
+    assert math.isnan(curve.return_at(999))
+    assert math.isnan(curve.return_at(4001))
+
+
+def test_past_the_last_scored_point_the_last_mean_holds_until_the_run_ends():
+    # Pendulum's 20 envs end their episodes together: iterations between report no return
+    curve = ReturnCurve(
+        np.array([2000.0, 4000.0, 6000.0, 8000.0, 10000.0]),
+        np.array([5.0, 6.0, 7.0, 8.0, 9.0]),
+        np.array([math.nan, -1400.0, math.nan, -1200.0, math.nan]),
+    )
+    assert curve.return_at(6000) == pytest.approx(-1300.0)  # between two scored points
+    assert curve.return_at(10_000) == -1200.0  # no episode ended since 8,000
+    assert math.isnan(curve.return_at(3000))  # before the first episode ended
+    assert math.isnan(curve.return_at(10_001))  # past the run
+    assert curve.seconds_at(9000) == pytest.approx(8.5)
+
+
+def test_sb3_wall_time_to_threshold_counts_from_the_process_start():
+    # episodes end at 1001, 1002, ... ; the 20-episode mean first reaches -250 at episode 4
+    returns = [-400.0, -300.0, -200.0, -100.0, -100.0]  # means -400, -350, -300, -250
+    curve = episode_curve(_episodes(returns), started_at=995.0)
+    assert curve.first_crossing(-250.0) == (9.0, 400.0)  # ended at 1004, 9 s after the start
+    assert curve.first_crossing(0.0) == (math.inf, math.inf)
+
+
+def test_suite_wall_time_counts_back_from_the_trials_recorded_end():
+    iterations = pd.DataFrame(
+        {
+            "iteration": [3, 1, 2, 4],  # any order: sorted by iteration
+            "env_steps": [3000, 1000, 2000, 4000],
+            "wall_time_s": [6.0, 2.0, 4.0, 8.0],  # the trainable's own training clock
+            "episode_return_mean": [-240.0, math.nan, -600.0, -200.0],
+        }
+    )
+    # the trial's end was recorded at epoch 1050; the bench started the process at 1000
+    curve = iteration_curve(iterations, ended_at=1050.0, started_at=1000.0)
+    assert curve.env_steps.tolist() == [1000.0, 2000.0, 3000.0, 4000.0]
+    assert curve.seconds.tolist() == [44.0, 46.0, 48.0, 50.0]
+    assert curve.first_scored_seconds() == 46.0  # no episode had ended at iteration 1
+    assert curve.first_crossing(-250.0) == (48.0, 3000.0)
+    assert curve.first_crossing(-100.0) == (math.inf, math.inf)
+
+
+def test_at_least_is_met_when_the_suites_ci_is_not_below_the_peers():
+    peer = Interval(-210.0, -230.0, -200.0)
+    assert peers.at_least(Interval(-240.0, -260.0, -230.0), peer)  # touching counts
+    assert peers.at_least(Interval(-300.0, -400.0, -220.0), peer)  # overlapping
+    assert peers.at_least(Interval(-240.0, -260.0, -231.0), peer) is False  # entirely below
+    assert peers.at_least(Interval(-240.0, math.nan, math.nan), peer) is None  # 1 seed
+
+
+def test_at_most_is_met_when_the_suites_ci_is_not_above_the_peers_times_the_factor():
+    sb3 = Interval(60.0, 55.0, 70.0)
+    assert peers.at_most(Interval(40.0, 30.0, 50.0), sb3)
+    assert peers.at_most(Interval(80.0, 70.0, 90.0), sb3)  # touching counts
+    assert peers.at_most(Interval(80.0, 71.0, 90.0), sb3) is False
+    assert peers.at_most(Interval(40.0, 36.0, 50.0), sb3, factor=0.5) is False  # half: 35
+    assert peers.at_most(Interval(40.0, 34.0, 50.0), sb3, factor=0.5)
+    never = Interval(math.inf, 30.0, math.inf)  # its median seed never reached
+    assert peers.at_most(never, sb3) is False
+
+
+def _flat(value: float, steps=(1000.0, 50_000.0, 100_000.0), seconds=(5.0, 30.0, 60.0)):
+    return ReturnCurve(np.array(steps), np.array(seconds), np.full(len(steps), value))
+
+
+def _record(suite_returns: list[float], sb3_returns: list[float]) -> dict:
+    pendulum = next(p for p in peers.PEER_ENVS if p.env == "Pendulum-v1")
+    curves = {
+        peers.SB3: [_flat(value, seconds=(20.0, 40.0, 70.0)) for value in sb3_returns],
+        "pendulum": [_flat(value) for value in suite_returns],
+        "pendulum_rllib": [_flat(-1200.0) for _ in suite_returns],
+    }
+    settings = {
+        "hyperparameters": {"n_envs": 4, "gamma": 0.9, "n_timesteps": 1e5},
+        "n_timesteps": 100_000,
+        "num_threads": 1,
+    }
+    return peers.summarize_env(pendulum, curves, settings, quick=False)
+
+
+def _targets(found: dict) -> dict[str, bool | None]:
+    return {target["text"]: target["met"] for target in found["targets"]}
+
+
+def test_a_suite_far_below_sb3_misses_the_return_and_never_reaching_misses_the_time():
+    found = _record([-1100.0, -1000.0, -1200.0, -1050.0], [-210.0, -220.0, -200.0, -230.0])
+    met = _targets(found)
+    assert met["return at 100k env steps at least SB3's"] is False
+    assert met["wall time to -250 at most SB3's"] is False  # the suite never reached -250
+    assert found["sides"][peers.SB3]["reached"] == 4
+    assert found["sides"]["pendulum"]["reached"] == 0
+
+
+def test_a_suite_as_good_and_faster_meets_both():
+    found = _record([-200.0, -205.0, -215.0, -190.0], [-210.0, -220.0, -200.0, -230.0])
+    met = _targets(found)
+    assert met["return at 100k env steps at least SB3's"] is True
+    # both reach -250 at their first point: the suite at 5 s, SB3 at 20 s
+    assert met["wall time to -250 at most SB3's"] is True
+    assert met["moonshot: wall time to -250 at most half SB3's"] is True
+
+
+def test_quick_rows_judge_nothing():
+    pendulum = next(p for p in peers.PEER_ENVS if p.env == "Pendulum-v1")
+    curves = {side: [_flat(-200.0)] for side in peers.sides(pendulum)}
+    found = peers.summarize_env(pendulum, curves, {}, quick=True)
+    assert [target["met"] for target in found["targets"]] == [None, None, None]
+    assert found["marks"] == [10_000]
+
+
+def test_render_states_each_verdict_and_the_numbers_behind_a_miss():
+    found = _record([-1100.0, -1000.0, -1200.0, -1050.0], [-210.0, -220.0, -200.0, -230.0])
+    data = {
+        "seeds": 4,
+        "order": ["Pendulum-v1 sb3 seed 0", "Pendulum-v1 pendulum seed 0"],
+        "torch_threads": 1,
+        "versions": {"stable-baselines3": "2.9.2", "rl_zoo3": "2.9.2"},
+        "declared_cpus": {"cartpole_rllib": 4.0},
+        "envs": {"Pendulum-v1": found},
+    }
+    text = "\n".join(peers.render(data))
+    assert "`cartpole_rllib` asks for 4 CPUs: it ran against a Ray the bench started" in text
+    assert "| SB3 PPO, rl-zoo3's settings | -215 [" in text
+    assert "| s to 100k env steps | env steps/s |" in text
+    # SB3 reached 100k at 70 s on every seed; 99k env steps from 20 s to 70 s
+    assert " | 70 | 1,980 |" in text
+    assert "| suite `pendulum` | -1,075 [" in text
+    assert "| RLlib's settings `pendulum_rllib` | -1,200 [" in text
+    assert "- return at 100k env steps at least SB3's: **missed**. Measured: " in text
+    assert "suite `pendulum`: -1,075 [" in text  # the gap: the suite's return at the mark
+    assert "-250 not reached by its median seed" in text  # the gap of the time target
+    assert "SB3 PPO, rl-zoo3's settings: -250 at a median 20 s" in text
+    assert "gamma 0.9, n_envs 4; run with -n 100000 (the yml's n_timesteps: 100000.0)" in text
+    assert "and num_threads 1." in text
+
+
+def test_seconds_print_as_median_and_range_with_never_reached_seeds_named():
+    assert (
+        peers.median_and_range(spread([50.0, 60.0, math.inf]).as_dict()) == "60 (50 to not reached)"
+    )
+    assert peers.median_and_range(spread([math.inf, math.inf]).as_dict()) == "not reached"
+    assert peers.median_and_range(None) == "n/a"
+
+
+def test_zoo_yaml_reads_rl_zoos_ordered_dicts_and_nothing_else_executable(tmp_path):
+    path = tmp_path / "config.yml"
+    # exactly what rl-zoo3's _save_config writes: yaml.dump of an OrderedDict
+    path.write_text(yaml.dump(OrderedDict([("n_envs", 4), ("policy_kwargs", "dict(a=1)")])))
+    assert zoo_runs.read_zoo_yaml(path) == {"n_envs": 4, "policy_kwargs": "dict(a=1)"}
+    path.write_text("!!python/object/apply:os.getcwd []\n")
+    with pytest.raises(yaml.constructor.ConstructorError):
+        zoo_runs.read_zoo_yaml(path)
+
+
+def test_the_zoo_command_turns_off_evaluation_and_checkpoints_with_one_torch_thread(tmp_path):
+    command = zoo_runs.zoo_command("Pendulum-v1", 100_000, 3, tmp_path)
+    joined = " ".join(command[1:])
+    assert "-m rl_zoo3.train --algo ppo --env Pendulum-v1 -n 100000 --seed 3" in joined
+    assert "--eval-freq -1" in joined and "--save-freq -1" in joined
+    assert "--num-threads 1" in joined
+
+
+def test_long_envs_are_data_but_not_run_by_default():
+    names = {peer.env: peer for peer in peers.PEER_ENVS}
+    assert names["HalfCheetah-v5"].long and names["HalfCheetah-v5"].peer_env == "HalfCheetah-v4"
+    assert not names["Pendulum-v1"].long and not names["CartPole-v1"].long
+    for peer in peers.PEER_ENVS:  # every run goes past its last mark
+        assert peer.run_env_steps >= peer.marks[-1]
+
+
+def test_a_seed_whose_curve_ends_before_a_mark_is_counted_out_and_said():
+    short = _flat(-300.0, steps=(1000.0, 40_000.0, 60_000.0), seconds=(5.0, 20.0, 30.0))
+    runs = [_flat(-200.0), _flat(-210.0), short]
+    summary = peers.summarize_side(runs, (50_000, 100_000), threshold=-250.0)
+    assert summary["return_at"]["50000"]["n"] == 3
+    assert summary["return_at"]["100000"]["n"] == 2
+    assert summary["return_at"]["100000"]["point"] == pytest.approx(-205.0)
+    assert peers._ci(summary["return_at"]["100000"], 3).endswith(", 2 of 3 seeds")
