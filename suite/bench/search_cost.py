@@ -30,6 +30,7 @@ from suite.store.files import read_parquet
 from suite.sweep.search.spaces import THIRD_OF_TWO_CORES
 
 TARGET = 0.85
+RUN_TIMEOUT_S = 1_800.0  # one mode's run: minutes here; give up well past that
 SWEEP = "search_cost"
 SWEEP_FILE = """
 from suite.sweep.spec import Budget, Sweep
@@ -93,8 +94,9 @@ def measure(quick: bool) -> dict:
         for mode in order:
             budget, shared = MODES[mode]
             settings = [f"--set={k}={v}" for k, v in THIRD_OF_TWO_CORES.items()] if shared else []
+            root = Path(folder) / mode.replace(" ", "_").replace(",", "")
             run_dir = run_sweep(
-                str(sweep_file), budget, Path(folder) / mode.replace(" ", "_"), *settings
+                str(sweep_file), budget, root, *settings, name=SWEEP, timeout_s=RUN_TIMEOUT_S
             )
             found[mode] = shares(run_dir)
             print(f"  {mode}: training share {found[mode]['training_share']:.2f}", flush=True)
