@@ -29,6 +29,7 @@ MEASURED_STEPS_PER_S = {
 MEASURED_ENV_RUNNERS = {"cartpole_rllib": 2, "pong_rllib": 2}  # the rest were measured with 1
 TRIAL_STARTUP_S = 15.0  # building env runners and learners, measured on CartPole and Pong
 FAR_BEYOND_S = 24 * 3600.0
+MEASURED_SOURCE = "measured on 2 cores"  # a rate from MEASURED_STEPS_PER_S
 
 
 def measured_rates(results_root: Path) -> dict[str, float]:
@@ -64,7 +65,7 @@ def trial_estimate(
         rate, source = earlier_per_runner[config_name] * runners, "earlier runs in results/"
     elif config_name in MEASURED_STEPS_PER_S:
         per_runner = MEASURED_STEPS_PER_S[config_name] / MEASURED_ENV_RUNNERS.get(config_name, 1)
-        rate, source = per_runner * runners, "measured on 2 cores"
+        rate, source = per_runner * runners, MEASURED_SOURCE
     else:
         return TrialEstimate(math.nan, "no measured throughput")
     return TrialEstimate(TRIAL_STARTUP_S + env_steps / rate, source)

@@ -16,6 +16,7 @@ from suite.humanize import duration
 from suite.rllib_buffer import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
 from suite.sweep.estimate import (
     FAR_BEYOND_S,
+    MEASURED_SOURCE,
     TRIAL_STARTUP_S,
     TrialEstimate,
     measured_rates,
@@ -161,9 +162,13 @@ class Plan:
         )
 
     def _search_trial_seconds(self) -> float:
-        """A search trial's estimate, its stepping slowed by the CPU share it runs on: the
-        measured rate is the config's at its own resource request."""
+        """A search trial's estimate. A rate measured on this machine (``MEASURED_STEPS_PER_S``)
+        is the config's at its own resource request, so the stepping is slowed by the CPU share
+        a search trial runs on; rates from earlier runs in results/ are already what their
+        trials got, at whatever share they ran (a mix: an estimate, not a promise)."""
         trial = self.trials[0]
+        if trial.estimate.source != MEASURED_SOURCE:
+            return trial.estimate.seconds
         own = resource_request(get_config(trial.spec.config_name).build()).totals["CPU"]
         share = trial.request.totals["CPU"] / own
         stepping = (trial.estimate.seconds - TRIAL_STARTUP_S) / min(share, 1.0)
