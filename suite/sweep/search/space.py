@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import optuna
 
@@ -37,39 +37,16 @@ def _check_range(name: str, low: float, high: float, log: bool) -> None:
 
 
 @dataclass(frozen=True)
-class LogUniform:
-    low: float
-    high: float
-
-    def check(self, name: str) -> None:
-        _check_range(name, self.low, self.high, log=True)
-
-    def as_optuna(self) -> optuna.distributions.BaseDistribution:
-        return optuna.distributions.FloatDistribution(self.low, self.high, log=True)
-
-    def value(self, suggested: Any) -> float:
-        return float(suggested)
-
-    def contains(self, value: Any) -> bool:
-        return isinstance(value, int | float) and self.low <= value <= self.high
-
-    def suggested(self, value: Any) -> Any:
-        return float(value)
-
-    def describe(self) -> str:
-        return f"log-uniform {self.low:g} to {self.high:g}"
-
-
-@dataclass(frozen=True)
 class Uniform:
     low: float
     high: float
+    log: ClassVar[bool] = False
 
     def check(self, name: str) -> None:
-        _check_range(name, self.low, self.high, log=False)
+        _check_range(name, self.low, self.high, log=self.log)
 
     def as_optuna(self) -> optuna.distributions.BaseDistribution:
-        return optuna.distributions.FloatDistribution(self.low, self.high)
+        return optuna.distributions.FloatDistribution(self.low, self.high, log=self.log)
 
     def value(self, suggested: Any) -> float:
         return float(suggested)
@@ -81,7 +58,14 @@ class Uniform:
         return float(value)
 
     def describe(self) -> str:
-        return f"uniform {self.low:g} to {self.high:g}"
+        return f"{'log-uniform' if self.log else 'uniform'} {self.low:g} to {self.high:g}"
+
+
+@dataclass(frozen=True)
+class LogUniform(Uniform):
+    """Uniform in log space: learning rates and other scales."""
+
+    log: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
