@@ -118,7 +118,13 @@ def improvement_p_value(candidate, baseline, resamples: int) -> float:
 
 def _cells(means: dict[int, float]) -> dict[str, TrialSpec]:
     specs = [
-        TrialSpec("race_test", "laptop", "cartpole", "CartPole-v1", {"n": 4, "k": k, "seed": 0})
+        TrialSpec(
+            sweep="race_test",
+            budget="laptop",
+            config_name="cartpole",
+            env="CartPole-v1",
+            axes={"n": 4, "k": k, "seed": 0},
+        )
         for k in means
     ]
     return {cell_label(spec): spec for spec in specs}

@@ -35,7 +35,9 @@ class Scripted:
 
 
 def _state(settings: list[dict], suggestions: int, check=lambda s: None, **more) -> SearchState:
-    template = TrialSpec("s", "b", "pendulum", "Pendulum-v1", {"seed": 0})
+    template = TrialSpec(
+        sweep="s", budget="b", config_name="pendulum", env="Pendulum-v1", axes={"seed": 0}
+    )
     limit = more.pop("search_seconds", None)
     space = SearchSpace({"lr": LogUniform(1e-4, 1e-2)})
     search = Search(space, suggestions=suggestions, search_seconds=limit)

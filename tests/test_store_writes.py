@@ -30,7 +30,13 @@ def recorded() -> dict:
 
 
 def spec(seed: int = 0) -> TrialSpec:
-    return TrialSpec("s", "smoke", "cartpole", "CartPole-v1", {"n": 2, "k": 2, "seed": seed})
+    return TrialSpec(
+        sweep="s",
+        budget="smoke",
+        config_name="cartpole",
+        env="CartPole-v1",
+        axes={"n": 2, "k": 2, "seed": seed},
+    )
 
 
 def tune_trial(trial_id: str, error_file: Path | None = None, seed: int = 0) -> SimpleNamespace:

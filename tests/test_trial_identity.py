@@ -87,13 +87,20 @@ def test_trial_spec_round_trips_through_the_tune_param():
 
 
 def test_a_new_field_round_trips_without_touching_as_param_or_from_param():
-    @dataclass(frozen=True)
-    class RacedSpec(TrialSpec):
-        rung: int | None = None
+    @dataclass(frozen=True, kw_only=True)
+    class PrioritySpec(TrialSpec):
+        priority: int | None = None
 
-    spec = RacedSpec("s", "smoke", "cartpole", "CartPole-v1", {"n": 1, "seed": 0}, {}, rung=2)
-    assert spec.as_param("run-1")["rung"] == 2
-    assert RacedSpec.from_param(spec.as_param("run-1")) == spec
+    spec = PrioritySpec(
+        sweep="s",
+        budget="smoke",
+        config_name="cartpole",
+        env="CartPole-v1",
+        axes={"n": 1, "seed": 0},
+        priority=2,
+    )
+    assert spec.as_param("run-1")["priority"] == 2
+    assert PrioritySpec.from_param(spec.as_param("run-1")) == spec
 
 
 def test_a_trial_without_the_spec_is_a_clear_error():

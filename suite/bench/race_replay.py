@@ -42,7 +42,13 @@ class Pool:
         self.by_cell: dict[str, list[str]] = collections.defaultdict(list)
         for row in self.trials[self.trials["status"] == FINISHED].to_dict("records"):
             cell = {axis: row[axis] for axis in axes} | {"seed": 0}
-            spec = TrialSpec("replay", row["budget"], row["config_name"], row["env"], cell)
+            spec = TrialSpec(
+                sweep="replay",
+                budget=row["budget"],
+                config_name=row["config_name"],
+                env=row["env"],
+                axes=cell,
+            )
             self.specs.setdefault(cell_label(spec), spec)
             self.by_cell[cell_label(spec)].append(row["trial_id"])
         self.curves = {

@@ -112,7 +112,11 @@ def _trial_specs(n_trials: int, learners: tuple, gpus: tuple) -> list[TrialSpec]
             "num_envs_per_env_runner": 4,
             "seed": index // len(grid),
         }
-        specs.append(TrialSpec(SWEEP, BUDGET, env.config_name, env.name, axes))
+        specs.append(
+            TrialSpec(
+                sweep=SWEEP, budget=BUDGET, config_name=env.config_name, env=env.name, axes=axes
+            )
+        )
     return specs
 
 

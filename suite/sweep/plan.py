@@ -44,7 +44,7 @@ class PreflightError(SweepError):
     """Some trials can never be scheduled on the cluster: refuse before Tune leaves them PENDING."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlannedTrial:
     index: int
     spec: TrialSpec
@@ -63,7 +63,7 @@ class PlannedTrial:
         return drop_rule(*self.buffer_cell)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan:
     sweep: Sweep
     budget: str
@@ -231,6 +231,7 @@ def plan_sweep(
     budget: str,
     cluster: Cluster,
     results_root: Path,
+    *,
     seeds: int | None = None,
     overrides: dict | None = None,
     max_concurrent: int | None = None,
@@ -264,18 +265,21 @@ def plan_sweep(
     for index, spec in enumerate(specs):
         config = resolve(spec.config_name, spec.axes, spec.overrides)
         estimate = trial_estimate(spec.config_name, config.num_env_runners, env_steps, earlier)
-        planned.append(PlannedTrial(index, spec, config, resource_request(config), estimate))
+        request = resource_request(config)
+        planned.append(
+            PlannedTrial(index=index, spec=spec, config=config, request=request, estimate=estimate)
+        )
     return Plan(
-        sweep,
-        budget,
-        env_steps,
-        tuple(planned),
-        cluster,
-        max_concurrent,
-        order_seed,
-        chosen.race,
-        race_cells,
-        chosen.search,
+        sweep=sweep,
+        budget=budget,
+        env_steps=env_steps,
+        trials=tuple(planned),
+        cluster=cluster,
+        max_concurrent=max_concurrent,
+        order_seed=order_seed,
+        race=chosen.race,
+        race_cells=race_cells,
+        search=chosen.search,
     )
 
 

@@ -61,7 +61,7 @@ class TrialConfigError(ValueError):
     """A Tune trial's config lacks the suite's ``suite_trial`` spec."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TrialSpec:
     """One trial: everything the trainable needs to rebuild its config, as plain data.
 
@@ -228,7 +228,14 @@ class Sweep:
                 for seed in range(first_seed, first_seed + num_seeds):
                     axes = cell | {"seed": seed}
                     specs.append(
-                        TrialSpec(self.name, budget_name, config_name, env, axes, settings)
+                        TrialSpec(
+                            sweep=self.name,
+                            budget=budget_name,
+                            config_name=config_name,
+                            env=env,
+                            axes=axes,
+                            overrides=settings,
+                        )
                     )
         return specs
 
