@@ -53,27 +53,35 @@ def test_nonsense_cells_are_refused():
         drop_rule(0, 1, 1)
 
 
-def _cells(rows):
-    columns = ["env", "num_learners", "num_gpus_per_learner", "n", "k", "broadcast_interval"]
-    values = ["drop_fraction", "reuse", "mean_env_steps_per_s"]
-    frame = pd.DataFrame(rows, columns=[*columns[3:], *values])
-    frame = frame.assign(env="CartPole-v1", num_learners=0, num_gpus_per_learner=0.0, seeds=1)
-    return frame.rename(columns={name: f"{name}_point" for name in values})
+def _steady_and_cells(rows):
+    """The window section's inputs from (n, k, broadcast_interval, drop fraction, reuse, env
+    steps/s) rows: steady-state rates (``steady_cells``' columns) and the cell table's return."""
+    axes = ["n", "k", "broadcast_interval"]
+    steady = pd.DataFrame(
+        [(*row, row[-1] * row[-2]) for row in rows],
+        columns=[
+            *axes,
+            "steady_drop_fraction",
+            "steady_reuse",
+            "arrival_steps_per_s",
+            "trained_steps_per_s",
+        ],
+    ).assign(trials=1)
+    cells = steady[axes].assign(return_at_budget_point=0.0)
+    return steady, cells
 
 
 def test_report_names_a_cell_that_dropped_where_the_rule_forbids_it():
-    cells = _cells([(8, 1, 5, 0.02, 0.98, 900.0), (1, 1, 20, 0.4, 0.6, 2000.0)])
-    section = aggregation_section(cells)
+    steady, cells = _steady_and_cells([(8, 1, 5, 0.02, 0.98, 900.0), (1, 1, 20, 0.4, 0.6, 2000.0)])
+    section = aggregation_section(steady, cells)
     assert "1 cell dropped where the rule says no drop can happen: N=8" in section["check"]
     assert {row["n"]: row["contradicts"] for row in section["rows"]} == {"8": True, "1": False}
 
 
 def test_report_says_n_cannot_matter_when_no_cell_can_drop():
-    cells = _cells([(1, 1, 1, 0.0, 1.0, 500.0), (8, 1, 1, 0.0, 1.0, 510.0)])
-    section = aggregation_section(cells)
+    steady, cells = _steady_and_cells([(1, 1, 1, 0.0, 1.0, 500.0), (8, 1, 1, 0.0, 1.0, 510.0)])
+    section = aggregation_section(steady, cells)
     assert section["n_verdict"] == "N cannot change drops here: broadcast_interval <= N with K=1"
     assert "2 of 2 cells cannot drop, and none of them did" in section["check"]
-    trials = cells.rename(columns=lambda c: c.removesuffix("_point")).assign(
-        status="TERMINATED", seed=0
-    )
+    trials = steady.assign(env="CartPole-v1", status="TERMINATED", seed=0)
     assert drop_notes(trials)[0].startswith(section["n_verdict"])

@@ -53,5 +53,8 @@ def test_trial_statuses_are_written_as_tune_names_them():
     status = schema.TrialStatus
     tune_names = (Trial.PENDING, Trial.RUNNING, Trial.TERMINATED, Trial.ERROR)
     assert tune_names == (status.PENDING, status.RUNNING, status.FINISHED, status.ERROR)
-    assert status.STALLED not in vars(Trial).values()  # the suite's own: the stall watchdog's
-    assert {"TERMINATED", "ERROR", "STALLED"} == schema.ENDED and "RUNNING" not in schema.ENDED
+    # the suite's own: the stall watchdog's, and a search's early stop
+    assert status.STALLED not in vars(Trial).values()
+    assert status.STOPPED not in vars(Trial).values()
+    assert {"TERMINATED", "ERROR", "STALLED", "STOPPED"} == schema.ENDED
+    assert "RUNNING" not in schema.ENDED

@@ -149,6 +149,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.timeout(120)  # three CLI processes, ~8 s of imports each on 2 cores
 def test_the_cli_refuses_a_bad_space_and_too_few_seeds_in_one_line_writing_nothing(tmp_path):
     sweep_file = tmp_path / "bad_search.py"
     sweep_file.write_text(
