@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from suite.report import budget, search
+from suite.report import search
 from suite.store import schema
 from suite.store.files import read_parquet, write_parquet
 from suite.store.reader import load_run
@@ -112,10 +112,7 @@ def test_suggestions_run_on_common_seeds_and_validation_on_held_out_ones(searche
 
 def _verdict(run_dir):
     run = load_run(run_dir)
-    trials = budget.with_budget_metrics(
-        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
-    )
-    return search.validation(run.search, trials)
+    return search.validation(run.search, search.search_trials(run))
 
 
 def test_the_report_states_the_held_out_verdict(searched):

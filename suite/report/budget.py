@@ -38,10 +38,15 @@ def budgets_by_env(trials: pd.DataFrame, planned: float | None) -> dict[str, flo
 
 
 def with_budget_metrics(
-    trials: pd.DataFrame, iterations: pd.DataFrame, planned: float | None
+    trials: pd.DataFrame, iterations: pd.DataFrame, planned: float | None, exact: bool = False
 ) -> pd.DataFrame:
-    """``trials`` plus the ``AT_BUDGET_COLUMNS``, read off each trial's iteration rows."""
-    budgets = budgets_by_env(trials, planned)
+    """``trials`` plus the ``AT_BUDGET_COLUMNS``, read off each trial's iteration rows.
+    ``exact``: read every trial at ``planned`` itself, never at fewer steps because some trial
+    stopped short (a search's validation: a trial cut short has no return at the budget)."""
+    if exact:
+        budgets = dict.fromkeys(trials["env"].unique(), float(planned))
+    else:
+        budgets = budgets_by_env(trials, planned)
     curves = _curves_by_trial(iterations)
     rows = []
     for trial in trials[["trial_id", "env", "threshold"]].itertuples(index=False):

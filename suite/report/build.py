@@ -70,9 +70,7 @@ def _trial_rows(run: RunData, trials: pd.DataFrame, failed: pd.DataFrame) -> dic
 def search_context(run: RunData) -> dict:
     """A search run's report: its own verdict and evidence, then the trials and metadata (the
     N x K sections answer another question, over cells a search does not have)."""
-    trials = budget.with_budget_metrics(
-        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
-    )
+    trials = search.search_trials(run)
     details = trial_table.trial_details(run.path, trials["trial_id"])
     trials = trial_table.with_run_order(trials, details)
     failed = trials[~trials["status"].isin([TrialStatus.FINISHED, TrialStatus.STOPPED])]

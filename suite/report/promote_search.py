@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from suite.configs.promote import provenance
-from suite.report import budget, search
+from suite.report import search
 from suite.store.reader import RunData
 
 
@@ -28,9 +28,7 @@ def search_promotion(run: RunData) -> SearchPromotion:
     record = run.search
     if not record.get("finished"):
         raise SearchPromoteError("the search is not finished: resume it, then promote")
-    trials = budget.with_budget_metrics(
-        run.trials, run.iterations, budget.planned_env_steps(run.metadata)
-    )
+    trials = search.search_trials(run)
     verdict = search.validation(record, trials)
     if verdict is None or not verdict.promotable:
         why = verdict.reason() if verdict else "no validation with held-out returns"

@@ -14,9 +14,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
-from suite.report import figures
+from suite.report import budget, figures
 from suite.report.formatting import fmt
 from suite.stats.validation import Validation, iqm_interval, validate
+from suite.store.reader import RunData
 
 INCUMBENT = 0
 PANELS_PER_ROW = 4
@@ -27,6 +28,14 @@ def suggestion_name(suggestion: int, config: str) -> str:
     return (
         f"{config} (the config itself)" if suggestion == INCUMBENT else f"suggestion {suggestion}"
     )
+
+
+def search_trials(run: RunData) -> pd.DataFrame:
+    """A search's trials read at exactly its env steps, the one reading every part of a search's
+    page and its promotion use: a trial stopped short (the budget's time cap) has no return
+    there, so it is not a seed of the verdict, and the verdict never moves to fewer steps."""
+    steps = float(run.search["schedule"]["env_steps"])
+    return budget.with_budget_metrics(run.trials, run.iterations, steps, exact=True)
 
 
 def phase_scores(trials: pd.DataFrame, phase: str) -> dict[int, np.ndarray]:
@@ -60,7 +69,10 @@ def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
         "config": config,
         "status": _status(record, verdict),
         "verdict": verdict,
-        "validation_rows": _validation_rows(verdict) if verdict else [],
+        "validation_rows": _validation_rows(verdict, _held_out_runs(trials, config))
+        if verdict
+        else [],
+        "short": _short_note(trials, schedule),
         "suggestion_rows": _suggestion_rows(suggestions, trials),
         "counts": _counts(suggestions),
         "progress": _progress_figure(suggestions, schedule) if suggestions else None,
@@ -94,11 +106,33 @@ def _counts(suggestions: list[dict]) -> str:
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
-def _validation_rows(verdict: Validation) -> list[dict]:
+def _held_out_runs(trials: pd.DataFrame, config: str) -> dict[str, int]:
+    """Validated name -> its held-out trials that ran, scored or not."""
+    held_out = trials[trials["phase"] == "validation"]
+    return {
+        suggestion_name(int(sid), config): len(group)
+        for sid, group in held_out.groupby("suggestion", sort=True)
+    }
+
+
+def _short_note(trials: pd.DataFrame, schedule: dict) -> str:
+    """Why some held-out trials have no score: they stopped before the search's env steps."""
+    held_out = trials[(trials["phase"] == "validation") & (trials["status"] == "TERMINATED")]
+    short = held_out[held_out["return_at_budget"].isna()]
+    if short.empty:
+        return ""
+    return (
+        f"{len(short)} of {len(held_out)} held-out trials stopped before "
+        f"{fmt(schedule['env_steps'])} env steps (the budget's time cap per trial), so they have "
+        "no return at the budget and are not seeds of the verdict."
+    )
+
+
+def _validation_rows(verdict: Validation, runs: dict[str, int]) -> list[dict]:
     rows = [
         {
             "name": verdict.incumbent,
-            "seeds": verdict.incumbent_seeds,
+            "seeds": f"{verdict.incumbent_seeds} of {runs.get(verdict.incumbent, 0)}",
             "iqm": _ci(verdict.incumbent_iqm),
             "improvement": "",
             "test": "the config it would replace",
@@ -114,7 +148,7 @@ def _validation_rows(verdict: Validation) -> list[dict]:
         rows.append(
             {
                 "name": c.name,
-                "seeds": c.seeds,
+                "seeds": f"{c.seeds} of {runs.get(c.name, 0)}",
                 "iqm": _ci(c.iqm),
                 "improvement": _ci(c.improvement, digits=2),
                 "test": test,
