@@ -71,6 +71,8 @@ def _evidence(run: RunData, record: dict, verdict, pick: dict) -> dict:
             range(schedule["validation_first_seed"], schedule["validation_first_seed"] + best.seeds)
         ),
         "env_steps": schedule["env_steps"],
+        "budget": f"{schedule['env_steps']:,} env steps",  # as every promoted config says it
+        "seeds": best.seeds,  # the held-out seeds the verdict read
         "return_iqm": [best.iqm.point, best.iqm.low, best.iqm.high],
         "config_return_iqm": [
             verdict.incumbent_iqm.point,
