@@ -158,17 +158,19 @@ def _rewrite_held_out(run_dir, target, returns_by_suggestion) -> None:
 def test_promote_writes_a_pick_that_beats_the_config_with_its_held_out_evidence(searched, tmp_path):
     _, run_dir, _ = searched
     store = tmp_path / "store"
-    _rewrite_held_out(run_dir, store, lambda sid: {0: 20.0, 1: 60.0, 2: 200.0, 3: 190.0}[sid])
+    # 2 and 3 are 1 apart under noise of sd 5: either may be the pick, the other its tie
+    _rewrite_held_out(run_dir, store, lambda sid: {0: 20.0, 1: 60.0, 2: 200.0, 3: 199.0}[sid])
     done = _promote(store, tmp_path / "promoted")
     assert done.returncode == 0, done.stderr
     promoted = json.loads((tmp_path / "promoted" / "drill.json").read_text())
     evidence = promoted["evidence"]
-    assert evidence["suggestion"] == 2 and evidence["tied_with"] == ["suggestion 3"]
+    tied = [int(name.removeprefix("suggestion ")) for name in evidence["tied_with"]]
+    assert sorted([evidence["suggestion"], *tied]) == [2, 3]
     assert evidence["held_out_seeds"] == list(range(10_000, 10_010))
     assert evidence["config_return_iqm"][0] == pytest.approx(20.0, abs=6)
     assert evidence["welch_p"] < evidence["holm_limit"]
     record = json.loads((store / schema.SEARCH_FILE).read_text())
-    picked = next(s for s in record["suggestions"] if s["id"] == 2)
+    picked = next(s for s in record["suggestions"] if s["id"] == evidence["suggestion"])
     assert {k: promoted["settings"][k] for k in picked["settings"]} == picked["settings"]
     assert "num_cpus_per_env_runner" not in promoted["settings"]  # the run's, not the config's
     assert "held-out seeds" in promoted["expected"]
