@@ -18,8 +18,8 @@ from suite.report import budget, figures
 from suite.report.formatting import fmt
 from suite.stats.validation import Validation, iqm_interval, validate
 from suite.store.reader import RunData
+from suite.store.schema import INCUMBENT, TrialStatus
 
-INCUMBENT = 0
 PANELS_PER_ROW = 4
 NUMBERS = ("env_steps", "milestone_env_steps", "first_seed", "validation_first_seed")
 
@@ -117,7 +117,8 @@ def _held_out_runs(trials: pd.DataFrame, config: str) -> dict[str, int]:
 
 def _short_note(trials: pd.DataFrame, schedule: dict) -> str:
     """Why some held-out trials have no score: they stopped before the search's env steps."""
-    held_out = trials[(trials["phase"] == "validation") & (trials["status"] == "TERMINATED")]
+    finished = trials["status"] == TrialStatus.FINISHED
+    held_out = trials[(trials["phase"] == "validation") & finished]
     short = held_out[held_out["return_at_budget"].isna()]
     if short.empty:
         return ""

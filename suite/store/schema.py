@@ -53,6 +53,7 @@ AXIS_COLUMNS: dict[str, str] = {
 }
 NOT_RACED = -1
 NOT_SEARCHED = -1
+INCUMBENT = 0  # the suggestion id of the config itself, in a search
 SEARCH_FILE = "search.json"  # a search run only: its space, suggestions, stops and validation
 # trials.parquet also holds one column per searched setting, named with this prefix
 # (hp_lr, hp_model.fcnet_hiddens): the suggestion's value, empty for the incumbent's own.

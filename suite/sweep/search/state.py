@@ -22,13 +22,12 @@ import numpy as np
 
 from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import stop_test
-from suite.store.schema import FINISHED
+from suite.store.schema import FINISHED, INCUMBENT
 from suite.sweep.order import shuffled
 from suite.sweep.search.schedule import VALIDATION_SEED_OFFSET, Search
 from suite.sweep.spec import TrialSpec
 
 SEARCH, VALIDATION, DONE = "search", "validation", "done"
-INCUMBENT = 0  # the suggestion id of the config itself
 RUNNING, ERROR, STOPPED = "RUNNING", "ERROR", "STOPPED"
 # How many suggestions in a row RLlib may refuse before the search stops asking.
 MAX_INVALID_IN_A_ROW = 50
