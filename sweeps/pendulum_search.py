@@ -57,7 +57,7 @@ SWEEP = Sweep(
         # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation. A
         # trial gets 180 s at a third of the cores for its 100k steps, about a minute on the
         # whole machine (SB3's PPO with rl-zoo3's settings takes that long): slower suggestions
-        # are "too slow", and TPE learns to avoid them.
+        # are "too slow", and TPE learns to avoid them. The held-out validation is not capped.
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,
