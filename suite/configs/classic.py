@@ -71,8 +71,9 @@ def pendulum_rllib() -> APPOConfig:
     """Pendulum-v1 with the hyperparameters of RLlib's ``tuned_examples/appo/pendulum_appo.py``.
 
     The baseline the suite's ``pendulum`` config (``suite/configs/registry.EVIDENCE_BACKED``) was
-    searched from and is benchmarked against (row 11 of benchmarks/RESULTS.md): gamma 0.95, lambda 0.5, lr 3e-4, KL loss, IMPACT's N=16 with K=10,
-    500-step batches, 20 envs per env runner. The script itself runs 4 env runners x 20 envs and
+    searched from and is benchmarked against (row 11 of benchmarks/RESULTS.md): gamma 0.95,
+    lambda 0.5, lr 3e-4, KL loss, IMPACT's N=16 with K=10, 500-step batches, 20 envs per env
+    runner. The script itself runs 4 env runners x 20 envs and
     one learner and stops at return -300 (up to 100M env steps).
     Hardware: 1 env runner and the learner in the main process, 2 CPUs, no GPU.
     Expect: return -938 (IQM over 20 seeds) at 500k env steps on 2 cores (benchmarks/RESULTS.md
