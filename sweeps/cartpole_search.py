@@ -49,9 +49,9 @@ SWEEP = Sweep(
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(classic_discrete(), suggestions=3, startup_suggestions=3),
         ),
-        # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation. A search
-        # trial gets 150 s at a third of the cores for its 50k steps; slower suggestions are
-        # "too slow", and TPE learns to avoid them.
+        # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation (40
+        # trials, uncapped). A search trial gets 150 s at a third of the cores for its 50k steps;
+        # slower suggestions are "too slow", and TPE learns to avoid them.
         "laptop": Budget(
             env_steps=50_000,
             seeds=3,
