@@ -12,7 +12,8 @@ from suite.sweep.spec import Budget, Sweep
 
 # Asked first: PPO's settings for Pendulum in rl-zoo3's hyperparams/ppo.yml (gamma 0.9, lambda
 # 0.95, lr 1e-3, 4 envs, ~4k-step batches, minibatches of ~100 (64 there), 10 epochs, clip 0.2,
-# max grad norm 0.5, no entropy bonus, SB3's 64x64 tanh MLP with a free log std), carried over to
+# max grad norm 0.5, no entropy bonus, SB3's separate 64x64 tanh MLPs for policy and value, with a
+# free log std; SB3's gSDE exploration has no RLlib counterpart), carried over to
 # APPO without reuse (N=1, K=1) and without the KL loss. A starting point the sampler then moves
 # from; it is scored and validated like any suggestion, never trusted.
 PPO_LIKE = {
@@ -35,6 +36,7 @@ PPO_LIKE = {
     "observation_filter": "none",
     "use_kl_loss": False,
     "model.free_log_std": True,
+    "model.vf_share_layers": False,
 }
 
 SWEEP = Sweep(
@@ -54,19 +56,24 @@ SWEEP = Sweep(
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(classic_continuous(), suggestions=3, startup_suggestions=3),
         ),
-        # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation. A
-        # trial gets 180 s at a third of the cores for its 100k steps, about a minute on the
-        # whole machine (SB3's PPO with rl-zoo3's settings takes that long): slower suggestions
-        # are "too slow", and TPE learns to avoid them.
+        # Sized for an hour on 2 cores: suggestions for 20 minutes, then the validation (40
+        # trials, uncapped, about half an hour). A search trial gets 180 s at a third of the cores
+        # for its 100k steps, about a minute on the whole machine (SB3's PPO with rl-zoo3's
+        # settings takes that long): slower suggestions are "too slow", and TPE learns to avoid
+        # them. 5 random suggestions before TPE's model, not 8: 20 minutes hold about 8.
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,
             max_trial_s=180.0,
-            description="suggestions x 3 seeds x 100k steps for 25 minutes (at most 40; "
+            description="suggestions x 3 seeds x 100k steps for 20 minutes (at most 40; "
             "rl-zoo3's PPO settings first), then the top 3 and the config on 10 held-out "
             "seeds: within an hour on 2 cores",
             search=Search(
-                classic_continuous(), suggestions=40, search_seconds=1_500, first=(PPO_LIKE,)
+                classic_continuous(),
+                suggestions=40,
+                startup_suggestions=5,
+                search_seconds=1_200,
+                first=(PPO_LIKE,),
             ),
         ),
         "full": Budget(

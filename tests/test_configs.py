@@ -151,16 +151,18 @@ def test_a_promoted_config_builds_its_base_with_its_settings(tmp_path, monkeypat
 
     monkeypatch.setenv("SUITE_PROMOTED_DIR", str(tmp_path))
     for name, settings in {"pendulum_good": {"n": 8, "k": 3}, "pendulum_bad": {"nn": 8}}.items():
-        write_promoted(PromotedConfig(name, "pendulum", "Pendulum-v1", settings, "", {}), tmp_path)
+        base = "pendulum_rllib"
+        write_promoted(PromotedConfig(name, base, "Pendulum-v1", settings, "", {}), tmp_path)
     built = get_config("pendulum_good").build()
     assert (built.circular_buffer_num_batches, built.circular_buffer_iterations_per_batch) == (8, 3)
-    assert built.lr == get_config("pendulum").build().lr
+    assert built.lr == get_config("pendulum_rllib").build().lr
     with pytest.raises(ConfigError, match="unknown config key 'nn'"):
         get_config("pendulum_bad").build()
 
 
 def test_promote_writes_a_decided_cell_without_the_runs_seed_and_sizing(tmp_path, monkeypatch):
     from suite.configs.promote import promote
+    from suite.configs.registry import base_of
 
     monkeypatch.setenv("SUITE_PROMOTED_DIR", str(tmp_path))
     spec = {
@@ -172,8 +174,17 @@ def test_promote_writes_a_decided_cell_without_the_runs_seed_and_sizing(tmp_path
     path = promote(spec, env="Pendulum-v1", sweep="search", expected="x", evidence=evidence)
     assert path == tmp_path / "pendulum_search.json"
     record = json.loads(path.read_text())
-    assert record["settings"] == {"n": 16, "k": 10, "lr": 1e-4}
-    assert record["evidence"] == evidence and record["base"] == "pendulum"
-    assert get_config("pendulum_search").build().circular_buffer_iterations_per_batch == 10
+    # pendulum is a promoted config itself: the new one starts from its base and settings
+    base, inherited = base_of("pendulum")
+    assert base == record["base"] == "pendulum_rllib"
+    assert record["settings"] == inherited | {"n": 16, "k": 10, "lr": 1e-4}
+    assert record["evidence"] == evidence
+    built = get_config("pendulum_search").build()
+    assert built.circular_buffer_iterations_per_batch == 10 and built.lr == 1e-4
+    assert (
+        built.gamma
+        == get_config("pendulum").build().gamma
+        != get_config("pendulum_rllib").build().gamma
+    )
     with pytest.raises(ValueError, match="tuned config of the library"):
         promote(spec, env="Pendulum-v1", sweep="x", expected="", evidence={}, name="pendulum")

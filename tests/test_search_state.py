@@ -206,7 +206,10 @@ def test_a_suggestion_cut_by_the_trial_time_cap_is_too_slow_and_told_as_stopped(
     state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0)
     for i in range(3):
         state.started(f"a{i}", state.next_spec())
-        state.result(f"a{i}", BUDGET * 0.6, 180.0, -900.0 - i)  # Tune's time stop, short of it
+        state.result(f"a{i}", BUDGET * 0.6, 179.0, -900.0 - i)
+        assert not state.past_time_cap(f"a{i}")
+        state.result(f"a{i}", BUDGET * 0.6, 180.0, -900.0 - i)  # short of the budget
+        assert state.past_time_cap(f"a{i}") and not state.should_stop(f"a{i}")
         state.completed(f"a{i}", ok=True)
     suggestion = state.suggestions[1]
     assert suggestion.status == "too slow"
@@ -214,3 +217,14 @@ def test_a_suggestion_cut_by_the_trial_time_cap_is_too_slow_and_told_as_stopped(
         "3 of its trials did not reach 1,000 env steps within the budget's 180 s per trial"
     )
     assert state.suggester.told == [(0, "stopped", pytest.approx(-901.0))]
+
+
+def test_held_out_validation_runs_past_the_search_time_cap():
+    """A cut validation trial has no return at the budget, so the verdict would be about time."""
+    state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0)
+    _run_next(state, 3, "a", final=-100.0)
+    spec = state.next_spec()
+    assert spec.phase == VALIDATION
+    state.started("v0", spec)
+    state.result("v0", BUDGET * 0.6, 500.0, -100.0)
+    assert not state.past_time_cap("v0") and not state.should_stop("v0")

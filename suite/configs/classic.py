@@ -43,28 +43,6 @@ def cartpole() -> APPOConfig:
     )
 
 
-def pendulum() -> APPOConfig:
-    """Pendulum-v1 (continuous actions), IMPACT's continuous setting N=16, K=10.
-
-    Expect: at 500k env steps, return -938 (IQM over 20 seeds, 95% CI -1,043 to -872; median
-    -943; seeds from -1,284 to -720), in a median 76 s per trial at ~6,600 env steps/s; no seed
-    reached -300 by then: 500k is mid-way through learning. Measured by us: the N=16, K=10 cell
-    of four ``continuous_nk --budget laptop`` runs (seeds 0-4, 100-104, 200-204, 300-304; 2-core
-    AMD EPYC VM, no GPU; benchmarks/RESULTS.md row 9). In those runs K=1 stayed near -1,270, and
-    with 20 seeds per cell N=4, K=10 (IQM -823) still tied with this config and with N=4, K=32.
-    An earlier single 200 s run reached -257 at 800k steps. RLlib's
-    ``tuned_examples/appo/pendulum_appo.py`` stops at -300 (up to 100M steps, 4 env runners x 20
-    envs, one learner).
-    Hardware (as given here): 1 env runner x 20 envs, learner in the main process, 2 CPUs.
-    Source: RLlib's pendulum_appo.py hyperparameters (gamma 0.95, lambda 0.5, lr 3e-4, KL loss).
-    broadcast_interval=1 (RLlib's default): at K=1 the buffer could never drop and N would change
-    nothing (suite/rllib_buffer.py); at the default K=10 drops depend on the rates.
-    Today ``pendulum`` is exactly ``pendulum_rllib``: a search's promoted config replaces it
-    once held-out seeds show one that beats it (``python -m suite.sweep pendulum_search``).
-    """
-    return pendulum_rllib()
-
-
 def cartpole_rllib() -> APPOConfig:
     """CartPole-v1 with the settings of RLlib's ``tuned_examples/appo/cartpole_appo.py``, unchanged.
 
@@ -92,13 +70,15 @@ def cartpole_rllib() -> APPOConfig:
 def pendulum_rllib() -> APPOConfig:
     """Pendulum-v1 with the hyperparameters of RLlib's ``tuned_examples/appo/pendulum_appo.py``.
 
-    The baseline the suite's ``pendulum`` config is benchmarked against (row 11 of
-    benchmarks/RESULTS.md): gamma 0.95, lambda 0.5, lr 3e-4, KL loss, IMPACT's N=16 with K=10,
-    500-step batches, 20 envs per env runner. The script itself runs 4 env runners x 20 envs and
+    The baseline the suite's ``pendulum`` config (``suite/configs/registry.EVIDENCE_BACKED``) was
+    searched from and is benchmarked against (row 11 of benchmarks/RESULTS.md): gamma 0.95,
+    lambda 0.5, lr 3e-4, KL loss, IMPACT's N=16 with K=10, 500-step batches, 20 envs per env
+    runner. The script itself runs 4 env runners x 20 envs and
     one learner and stops at return -300 (up to 100M env steps).
     Hardware: 1 env runner and the learner in the main process, 2 CPUs, no GPU.
     Expect: return -938 (IQM over 20 seeds) at 500k env steps on 2 cores (benchmarks/RESULTS.md
-    row 9, measured when ``pendulum`` had exactly these settings).
+    row 9, measured when ``pendulum`` had exactly these settings; the promoted config's
+    evidence file holds this config's return at 100k env steps on 7 held-out seeds).
     Source: RLlib's pendulum_appo.py hyperparameters, unchanged.
     broadcast_interval=1 (RLlib's default): at K=1 the buffer could never drop
     (suite/rllib_buffer.py); at K=10 drops depend on the rates.

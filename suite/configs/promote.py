@@ -14,7 +14,7 @@ from pathlib import Path
 
 from suite.configs.layers import ITERATION_SIZING_KEYS
 from suite.configs.promoted import PromotedConfig, promoted_dir, write_promoted
-from suite.configs.registry import TUNED_CONFIGS
+from suite.configs.registry import base_of, library_names
 
 
 def promote(
@@ -22,15 +22,16 @@ def promote(
 ) -> Path:
     """Promote the cell of ``spec`` (a trial's ``config.json`` "spec": its config name, axes and
     overrides), found by ``sweep`` on ``env``; the default name is ``<config>_<sweep>``."""
+    base, inherited = base_of(spec["config_name"])
     promoted = PromotedConfig(
         name=name or f"{spec['config_name']}_{sweep}",
-        base=spec["config_name"],
+        base=base,
         env=env,
-        settings=promoted_settings(spec),
+        settings=inherited | promoted_settings(spec),
         expected=expected,
         evidence=evidence,
     )
-    return write_promoted(promoted, promoted_dir(), {t.name for t in TUNED_CONFIGS})
+    return write_promoted(promoted, promoted_dir(), library_names())
 
 
 # Settings that size a run to its machine (a search shares 2 cores among its trials), not the

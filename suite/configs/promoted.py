@@ -28,9 +28,11 @@ class PromotedConfig:
     evidence: dict
 
 
+LIBRARY_DIR = Path(__file__).parent / "promoted"  # the ones shipped with the library
+
+
 def promoted_dir() -> Path:
-    default = Path(__file__).parent / "promoted"
-    return Path(os.environ.get(PROMOTED_DIR_VARIABLE) or default)
+    return Path(os.environ.get(PROMOTED_DIR_VARIABLE) or LIBRARY_DIR)
 
 
 def load_promoted(folder: Path | None = None) -> list[PromotedConfig]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import math
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs import atari, classic, mujoco
-from suite.configs.promoted import PromotedConfig, load_promoted
+from suite.configs.promoted import LIBRARY_DIR, PromotedConfig, load_promoted
 from suite.configs.settings import apply_settings, validate
 
 
@@ -66,15 +67,6 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         threshold=450.0,
         expected="return 450 within 2M steps (RLlib's stop criterion)",
         source="RLlib tuned_examples/appo/cartpole_appo.py",
-    ),
-    TunedConfig(
-        name="pendulum",
-        env="Pendulum-v1",
-        family="classic",
-        build=classic.pendulum,
-        threshold=-300.0,
-        expected="return -938 (95% CI -1,043 to -872) at 500k steps, 20 seeds, ~76 s each, 2 cores",
-        source="measured by us: benchmarks/RESULTS.md row 9 (4 runs); RLlib pendulum_appo.py",
     ),
     TunedConfig(
         name="pendulum_rllib",
@@ -135,9 +127,44 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
 )
 
 
+# The library's names whose best evidence-backed version is a promoted config: the name resolves
+# to that config, whose evidence file holds the result to expect. The config it was promoted from
+# stays in the library as the baseline (``pendulum_rllib``). They are read from the library's own
+# folder, wherever ``SUITE_PROMOTED_DIR`` points.
+EVIDENCE_BACKED = {"pendulum": "pendulum_search_laptop"}
+
+
+def library_names() -> set[str]:
+    """The names the library itself gives: no promoted config may take one."""
+    return {tuned.name for tuned in TUNED_CONFIGS} | set(EVIDENCE_BACKED)
+
+
 def all_configs() -> tuple[TunedConfig, ...]:
-    """The library's configs, then the promoted ones (read from disk on each call)."""
-    return TUNED_CONFIGS + tuple(_as_tuned(p) for p in load_promoted())
+    """The library's configs, its evidence-backed names, then the promoted configs (read from
+    disk on each call)."""
+    backed = tuple(_evidence_backed(name) for name in EVIDENCE_BACKED)
+    return TUNED_CONFIGS + backed + tuple(_as_tuned(p) for p in load_promoted())
+
+
+def _backing(name: str) -> PromotedConfig:
+    for promoted in load_promoted(LIBRARY_DIR):
+        if promoted.name == EVIDENCE_BACKED[name]:
+            return promoted
+    raise LookupError(f"config {name!r} rests on promoted config {EVIDENCE_BACKED[name]!r}")
+
+
+def _evidence_backed(name: str) -> TunedConfig:
+    tuned = _as_tuned(_backing(name))
+    return dataclasses.replace(tuned, name=name, source=f"{tuned.name}: {tuned.source}")
+
+
+def base_of(name: str) -> tuple[str, dict]:
+    """The library config and settings a config builds from: an evidence-backed name is its
+    promoted config's base and settings, so promoting from it never chains promoted configs."""
+    if name not in EVIDENCE_BACKED:
+        return name, {}
+    promoted = _backing(name)
+    return promoted.base, dict(promoted.settings)
 
 
 def get_config(name: str) -> TunedConfig:
@@ -152,7 +179,7 @@ def get_config(name: str) -> TunedConfig:
 
 
 def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
-    base = get_config(promoted.base)
+    base = _library_config(promoted.base)
     evidence = promoted.evidence
     source = (
         f"promoted from run {evidence.get('run_id')} of {evidence.get('sweep')} "
@@ -174,6 +201,14 @@ def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
     )
 
 
+def _library_config(name: str) -> TunedConfig:
+    for tuned in TUNED_CONFIGS:
+        if tuned.name == name:
+            return tuned
+    known = [tuned.name for tuned in TUNED_CONFIGS]
+    raise unknown_name_error("base config of a promoted config", name, known)
+
+
 def _hardware_text(evidence: dict) -> str:
     hardware = evidence.get("hardware")
     if not hardware:
@@ -186,7 +221,7 @@ def _hardware_text(evidence: dict) -> str:
 
 
 def _build_promoted(base: str, settings: dict) -> APPOConfig:
-    config = apply_settings(get_config(base).build(), settings)
+    config = apply_settings(_library_config(base).build(), settings)
     validate(config)
     return config
 

@@ -85,6 +85,8 @@ def _stop_criteria(plan: Plan) -> dict:
     most = plan.race.final_env_steps if plan.race else plan.env_steps
     stop = {"num_env_steps_sampled_lifetime": most}
     max_trial_s = plan.sweep.budget(plan.budget).max_trial_s
+    if plan.search:  # the search caps its search trials only (SearchStopper)
+        return stop
     return stop | ({"time_total_s": max_trial_s} if max_trial_s else {})
 
 

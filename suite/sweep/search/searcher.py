@@ -34,7 +34,8 @@ class SearchSearcher(StateSearcher):
 
 
 class SearchStopper(FIFOScheduler):
-    """Stops the running trials of a suggestion the search stopped (``SearchState.should_stop``).
+    """Stops the running trials of a suggestion the search stopped (``SearchState.should_stop``),
+    and search trials past the budget's wall time per trial (``SearchState.past_time_cap``).
     Tune calls it before the searcher, so it feeds the result to the search first."""
 
     def __init__(self, searcher: SearchSearcher):
@@ -43,7 +44,8 @@ class SearchStopper(FIFOScheduler):
 
     def on_trial_result(self, tune_controller, trial, result: dict) -> str:
         self.searcher.on_trial_result(trial.trial_id, result)
-        if self.searcher.state.should_stop(trial.trial_id):
+        state = self.searcher.state
+        if state.should_stop(trial.trial_id) or state.past_time_cap(trial.trial_id):
             return TrialScheduler.STOP
         return TrialScheduler.CONTINUE
 

@@ -43,12 +43,14 @@ CLASSIC = {
     "model.fcnet_hiddens": Choice([64, 64], [128, 128], [256, 256]),
     "model.fcnet_activation": Choice("tanh", "relu"),
     "observation_filter": Choice("none", "mean_std"),
+    # RLlib's MLP shares its layers between policy and value by default; SB3's PPO does not.
+    "model.vf_share_layers": Choice(True, False),
 }
 
 
 def classic_discrete() -> SearchSpace:
     """CartPole and other classic control envs with discrete actions."""
-    return SearchSpace(TRAINING | CLASSIC | {"model.vf_share_layers": Choice(True, False)})
+    return SearchSpace(TRAINING | CLASSIC)
 
 
 def classic_continuous() -> SearchSpace:

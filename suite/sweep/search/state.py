@@ -102,7 +102,9 @@ class SearchState:
         self.order_seed = order_seed
         self.suggester = suggester
         self.check = check  # raises ValueError for settings RLlib or the suite refuses
-        self.max_trial_s = max_trial_s  # the budget's wall-time stop per trial, if any
+        # The budget's wall-time cap per search trial, if any. Held-out validation runs uncapped:
+        # its verdict is the return at the budget, which a cut trial does not have.
+        self.max_trial_s = max_trial_s
         self.clock = clock
         self.started_at: float | None = None  # when the first suggestion was asked
         self.phase = SEARCH
@@ -147,6 +149,13 @@ class SearchState:
     def should_stop(self, trial_id: str) -> bool:
         trial = self.trials.get(trial_id)
         return bool(trial) and self.suggestions[trial.suggestion].status == "stopped"
+
+    def past_time_cap(self, trial_id: str) -> bool:
+        """Whether a search trial has used up the budget's wall time per trial."""
+        trial = self.trials.get(trial_id)
+        if trial is None or trial.phase != SEARCH or not self.max_trial_s or not trial.curve:
+            return False
+        return (trial.curve[-1][1] or 0.0) >= self.max_trial_s
 
     def stopped_early(self, trial_id: str) -> bool:
         """Whether the trial was stopped by the search before its budget."""
