@@ -22,10 +22,11 @@ from suite.bench.summary import interleaved_rates, spread
 from suite.bench.tune_runs import run_bare, stop_at
 from suite.configs.resolve import resolve
 from suite.store import schema
+from suite.sweep.options import SweepOptions
 from suite.sweep.plan import plan_sweep
 from suite.sweep.resources import connected_cluster
 from suite.sweep.rundir import new_run_dir
-from suite.sweep.runner import RunOptions, start
+from suite.sweep.runner import start
 from suite.sweep.spec import Budget, Sweep
 
 CONFIG = "cartpole"
@@ -51,7 +52,7 @@ def _one_trial_sweep(seconds: float) -> Sweep:
 
 def run_through_suite(seconds: float, results_root: Path) -> Curve:
     """One suite trial (seed 0) for ``seconds`` of training; its curve read back from the store."""
-    options = RunOptions(budget="bench", results_root=results_root, wandb_mode="off", report=False)
+    options = SweepOptions(budget="bench", results_dir=results_root, wandb="off", report=False)
     plan = plan_sweep(_one_trial_sweep(seconds), "bench", connected_cluster(), results_root)
     run_dir = new_run_dir(results_root, plan.sweep.name)
     start(plan, run_dir, options)

@@ -19,6 +19,7 @@ from suite.store import schema
 from suite.store.files import read_parquet, write_json
 from suite.store.schema import ENDED, TrialStatus
 from suite.sweep import metadata
+from suite.sweep.options import SweepOptions
 from suite.sweep.plan import Plan
 
 
@@ -26,12 +27,12 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def run_metadata(plan: Plan, run_dir: Path, options) -> dict:
-    """The record of a run about to start; ``options``: its ``RunOptions`` (``runner.py``)."""
+def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
+    """The record of a run about to start, planned and started with ``options``."""
     budget = plan.sweep.budget(plan.budget)
     return {
         "sweep": plan.sweep.name,
-        "sweep_source": options.sweep_source or plan.sweep.name,
+        "sweep_source": options.name or plan.sweep.name,
         "run_id": run_dir.name,
         "budget": {
             "name": plan.budget,
@@ -50,7 +51,7 @@ def run_metadata(plan: Plan, run_dir: Path, options) -> dict:
         },
         "overrides": options.overrides,
         "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
-        "stall_timeout_s": options.stall_timeout_s,
+        "stall_timeout_s": options.stall_timeout,
         "thresholds": thresholds(plan),
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},

@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ray import tune
@@ -16,6 +15,7 @@ from suite.store import schema
 from suite.store.files import write_json
 from suite.store.tables import RunTables
 from suite.sweep.cluster import connect, local_cluster
+from suite.sweep.options import SweepOptions
 from suite.sweep.plan import Plan, check_schedulable, plan_sweep
 from suite.sweep.resources import connected_cluster
 from suite.sweep.run_record import resumed, run_metadata
@@ -38,34 +38,13 @@ EXPERIMENT_STATE_PERIOD_S = "1"
 TRIAL_CLEANUP_S = "10"
 
 
-@dataclass
-class RunOptions:
-    budget: str = "smoke"
-    sweep_source: str | None = None  # what the user named: a sweep name or a sweep file's path
-    seeds: int | None = None
-    env_steps: int | None = None  # per trial, instead of the budget's
-    overrides: dict = field(default_factory=dict)
-    address: str | None = None
-    results_root: Path = Path("results")
-    max_concurrent: int | None = None
-    max_failures: int = 1
-    wandb_mode: str | None = None
-    wandb_entity: str | None = None
-    wandb_project: str | None = None
-    report: bool = True
-    stall_timeout_s: float | None = None  # None: max(120 s, 20 x the median iteration time)
-    progress_interval_s: float = 30.0  # plain progress lines when stdout is not a terminal
-    first_seed: int = 0  # seeds run from here up (a race repeated on fresh seeds)
-    race: bool = True  # False: a racing budget's whole grid, at its last rung (the reference)
-
-
-def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan:
+def plan_for(sweep: Sweep, options: SweepOptions, connected: bool = False) -> Plan:
     cluster = connected_cluster() if connected else local_cluster()
     return plan_sweep(
         sweep,
         options.budget,
         cluster,
-        options.results_root,
+        options.results_dir,
         seeds=options.seeds,
         overrides=options.overrides,
         max_concurrent=options.max_concurrent,
@@ -89,7 +68,7 @@ def _stop_criteria(plan: Plan) -> dict:
 
 
 def callbacks(
-    plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions, stopped_early=None
+    plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions, stopped_early=None
 ) -> list:
     from suite.dashboards.settings import resolve_settings
     from suite.sweep.sinks.wandb_logger import make_wandb_callback
@@ -113,14 +92,12 @@ def callbacks(
             upper_bound=True,
             planned_env_steps=most * plan.env_steps,
         )
-    wandb = resolve_settings(
-        options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
-    )
+    wandb = resolve_settings(options.wandb, run_dir, options.wandb_entity, options.wandb_project)
     stalls = StallRecorder(run_dir, run_dir.name)
     return [
         stalls,  # before the writer: it tells the writer which failures were stalls
         StoreWriter(run_dir, run_meta, stall_reason=stalls.reason, stopped_early=stopped_early),
-        ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval_s),
+        ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval),
         *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
     ]
 
@@ -131,9 +108,9 @@ def tune_settings() -> None:
     os.environ.setdefault("TUNE_FORCE_TRIAL_CLEANUP_S", TRIAL_CLEANUP_S)
 
 
-def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
+def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions) -> tune.Tuner:
     tune_settings()
-    watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout_s}
+    watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout}
     scheduler = stopped_early = None
     if plan.race:
         search_alg, param_space = race_searcher(plan, run_dir, options, watchdog), {}
@@ -180,7 +157,7 @@ def checkpoint_config(plan: Plan) -> tune.CheckpointConfig:
     )
 
 
-def search_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
+def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):
     """The search's Tune searcher (behind a concurrency limit when asked) and its stopper."""
     from ray.tune.search import ConcurrencyLimiter
 
@@ -217,7 +194,7 @@ def _check_suggestion(config_name: str, axes: dict, overrides: dict, settings: d
     validated(config_name, axes, dict(overrides) | settings)
 
 
-def race_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
+def race_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):
     from ray.tune.search import ConcurrencyLimiter
 
     from suite.sweep.race.searcher import RaceSearcher
@@ -231,7 +208,7 @@ def race_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict
     return searcher
 
 
-def start(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
+def start(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
     """Start a new run: pre-flight on the real cluster, then Tune."""
     if not options.address:
         connect(None)
@@ -242,7 +219,7 @@ def start(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
     return run_meta
 
 
-def resume(run_dir: Path, options: RunOptions) -> dict:
+def resume(run_dir: Path, options: SweepOptions) -> dict:
     """Resume a killed or interrupted run: finished trials stay, unfinished ones restart from
     their latest checkpoint (or from scratch)."""
     run_meta = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
