@@ -53,7 +53,7 @@ def _one_trial_sweep(seconds: float) -> Sweep:
 def run_through_suite(seconds: float, results_root: Path) -> Curve:
     """One suite trial (seed 0) for ``seconds`` of training; its curve read back from the store."""
     options = SweepOptions(budget="bench", results_dir=results_root, wandb="off", report=False)
-    plan = plan_sweep(_one_trial_sweep(seconds), "bench", connected_cluster(), results_root)
+    plan = plan_sweep(_one_trial_sweep(seconds), options, connected_cluster())
     run_dir = new_run_dir(results_root, plan.sweep.name)
     start(plan, run_dir, options)
     rows = pd.read_parquet(run_dir / schema.ITERATIONS_FILE).sort_values("iteration")

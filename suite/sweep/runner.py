@@ -40,18 +40,7 @@ TRIAL_CLEANUP_S = "10"
 
 def plan_for(sweep: Sweep, options: SweepOptions, connected: bool = False) -> Plan:
     cluster = connected_cluster() if connected else local_cluster()
-    return plan_sweep(
-        sweep,
-        options.budget,
-        cluster,
-        options.results_dir,
-        seeds=options.seeds,
-        overrides=options.overrides,
-        max_concurrent=options.max_concurrent,
-        env_steps=options.env_steps,
-        first_seed=options.first_seed,
-        race=options.race,
-    )
+    return plan_sweep(sweep, options, cluster)
 
 
 def _trial_name(trial) -> str:
