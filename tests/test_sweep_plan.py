@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from suite.configs.registry import UnknownNameError
-from suite.sweep.catalog import load_sweep, sweep_names
-from suite.sweep.estimate import (
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.catalog import load_sweep, sweep_names
+from suite.sweep.planning.estimate import (
     MEASURED_STEPS_PER_S,
     TRIAL_STARTUP_S,
     sweep_seconds,
     trial_estimate,
 )
-from suite.sweep.iterations import iteration_settings
-from suite.sweep.options import SweepOptions
-from suite.sweep.plan import PreflightError, check_schedulable, plan_sweep
-from suite.sweep.resources import Cluster, concurrent_trials, missing_resources
+from suite.sweep.planning.iterations import iteration_settings
+from suite.sweep.planning.plan import PreflightError, check_schedulable, plan_sweep
+from suite.sweep.planning.resources import Cluster, concurrent_trials, missing_resources
 from suite.sweep.spec import Budget, Sweep, SweepError
 
 TWO_CORES = Cluster(({"CPU": 2.0, "GPU": 0.0},))
@@ -189,7 +189,7 @@ def test_gpu_trials_plan_when_gpus_are_declared(tmp_path):
 
 
 def test_concurrency_is_first_fit_over_nodes():
-    from suite.sweep.resources import ResourceRequest
+    from suite.sweep.planning.resources import ResourceRequest
 
     one_cpu = ResourceRequest(({"CPU": 1.0},), ("main process",), "PACK")
     two_nodes = Cluster(({"CPU": 2.0}, {"CPU": 1.0}))

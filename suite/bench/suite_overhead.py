@@ -23,8 +23,8 @@ from suite.bench.tune_runs import run_bare, stop_at
 from suite.configs.resolve import resolve
 from suite.store import schema
 from suite.sweep.options import SweepOptions
-from suite.sweep.plan import plan_sweep
-from suite.sweep.resources import connected_cluster
+from suite.sweep.planning.plan import plan_sweep
+from suite.sweep.planning.resources import connected_cluster
 from suite.sweep.rundir import new_run_dir
 from suite.sweep.runner import start
 from suite.sweep.spec import Budget, Sweep

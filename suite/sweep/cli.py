@@ -9,9 +9,9 @@ from rich.console import Console
 
 from suite.argtypes import EXIT_BAD_INPUT, OneLineParser, add_options, parse_options
 from suite.ray_internals import warn_if_unchecked_ray
-from suite.sweep.catalog import load_sweep
 from suite.sweep.logs import quiet_before_run
 from suite.sweep.options import SweepOptions
+from suite.sweep.planning.catalog import load_sweep
 from suite.sweep.tables import print_sweeps
 
 

@@ -20,7 +20,7 @@ from suite.store.files import read_parquet, write_json
 from suite.store.schema import ENDED, TrialStatus
 from suite.sweep import metadata
 from suite.sweep.options import SweepOptions
-from suite.sweep.plan import Plan
+from suite.sweep.planning.plan import Plan
 
 
 def now() -> str:

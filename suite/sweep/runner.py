@@ -16,8 +16,8 @@ from suite.store.files import write_json
 from suite.store.tables import RunTables
 from suite.sweep.cluster import connect, local_cluster
 from suite.sweep.options import SweepOptions
-from suite.sweep.plan import Plan, check_schedulable, plan_sweep
-from suite.sweep.resources import connected_cluster
+from suite.sweep.planning.plan import Plan, check_schedulable, plan_sweep
+from suite.sweep.planning.resources import connected_cluster
 from suite.sweep.run_record import resumed, run_metadata
 from suite.sweep.search.schedule import most_trials
 from suite.sweep.sinks.identity import identify

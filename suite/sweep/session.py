@@ -18,7 +18,7 @@ from suite.sweep.cluster import check_reachable, connect
 from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.logs import route_library_logs
 from suite.sweep.options import SweepOptions
-from suite.sweep.plan import check_schedulable
+from suite.sweep.planning.plan import check_schedulable
 from suite.sweep.run_record import finish
 from suite.sweep.rundir import find_run_dir, new_run_dir
 from suite.sweep.runner import consolidate_from_disk, plan_for, resume, start

@@ -16,7 +16,7 @@ from typing import Any
 
 from ray.tune.search import Searcher
 
-from suite.sweep.iterations import sized
+from suite.sweep.planning.iterations import sized
 from suite.sweep.race.record import write_race
 from suite.sweep.race.state import RaceState
 from suite.sweep.spec import TRIAL_KEY, Budget

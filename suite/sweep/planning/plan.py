@@ -13,7 +13,8 @@ from suite.configs.registry import get_config
 from suite.configs.resolve import resolve
 from suite.humanize import duration
 from suite.rllib_buffer import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
-from suite.sweep.estimate import (
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.estimate import (
     FAR_BEYOND_S,
     MEASURED_SOURCE,
     TRIAL_STARTUP_S,
@@ -22,18 +23,17 @@ from suite.sweep.estimate import (
     sweep_seconds,
     trial_estimate,
 )
-from suite.sweep.iterations import sized
-from suite.sweep.options import SweepOptions
-from suite.sweep.order import new_order_seed, shuffled
-from suite.sweep.race.schedule import Race
-from suite.sweep.race.state import cell_label
-from suite.sweep.resources import (
+from suite.sweep.planning.iterations import sized
+from suite.sweep.planning.order import new_order_seed, shuffled
+from suite.sweep.planning.resources import (
     Cluster,
     ResourceRequest,
     concurrent_trials,
     missing_resources,
     resource_request,
 )
+from suite.sweep.race.schedule import Race
+from suite.sweep.race.state import cell_label
 from suite.sweep.search.checks import check_not_fixed, check_space
 from suite.sweep.search.schedule import Search, check_seeds, most_trials
 from suite.sweep.search.space import SpaceError
