@@ -1,4 +1,5 @@
-"""Where and with what a run happened: code version, library versions, hardware."""
+"""The hardware of the node a process runs on: read in each trial's process (every result
+carries it, so a trial records the node it really ran on) and by the sweep for its own node."""
 
 from __future__ import annotations
 
@@ -6,41 +7,9 @@ import functools
 import os
 import platform
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
-import ray
 import torch
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def git_commit() -> str:
-    """The suite's commit, with ``+dirty`` when the work tree has changes; "unknown" outside git."""
-
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-
-    try:
-        commit = git("rev-parse", "HEAD")
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return commit + ("+dirty" if dirty else "")
-
-
-def versions() -> dict[str, str]:
-    import gymnasium
-
-    return {
-        "python": platform.python_version(),
-        "ray": ray.__version__,
-        "torch": torch.__version__,
-        "gymnasium": gymnasium.__version__,
-    }
 
 
 def _cpu_model() -> str:
@@ -64,7 +33,3 @@ def node_hardware() -> dict:
         "gpus": gpus,
         "platform": platform.platform(),
     }
-
-
-def command_line() -> str:
-    return " ".join([Path(sys.executable).name, "-m", "suite.sweep", *sys.argv[1:]])
