@@ -13,7 +13,7 @@ from sweep_process import run_dirs, start_sweep
 
 from suite.store import schema
 from suite.sweep.cli import main
-from suite.sweep.stall import (
+from suite.sweep.trial.stall import (
     MIN_LIMIT_S,
     StallLimit,
     StallWatchdog,

@@ -24,9 +24,9 @@ from suite.rllib_buffer import guard_enabled
 from suite.store import schema
 from suite.store.files import read_parquet, write_json
 from suite.store.schema import ENDED, TrialStatus
-from suite.sweep.metadata import node_hardware
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import Plan
+from suite.sweep.trial.hardware import node_hardware
 
 # git runs here: any folder of the work tree finds its repository, wherever this module sits.
 SUITE_FOLDER = Path(__file__).resolve().parent

@@ -24,8 +24,8 @@ from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import ProgressView, SweepProgress
 from suite.sweep.sinks.store import StoreWriter
 from suite.sweep.spec import TRIAL_KEY, Sweep
-from suite.sweep.stall_inbox import StallRecorder
-from suite.sweep.trainable import SuiteAPPO
+from suite.sweep.trial.stall_inbox import StallRecorder
+from suite.sweep.trial.trainable import SuiteAPPO
 from suite.sweep.trial_ids import UniqueTrialIds
 
 CHECKPOINT_EVERY_ITERATIONS = 5
