@@ -12,7 +12,7 @@ import pytest
 from sweep_process import run_dirs, start_sweep
 
 from suite.store import schema
-from suite.sweep.cli import main
+from suite.sweep.driver.cli import main
 from suite.sweep.trial.stall import (
     MIN_LIMIT_S,
     StallLimit,

@@ -10,7 +10,7 @@ import pytest
 
 from suite.argtypes import option_fields, option_help, parse_options
 from suite.rllib_buffer import DEADLOCK_GUARD_SETTING
-from suite.sweep.cli import parser
+from suite.sweep.driver.cli import parser
 from suite.sweep.options import SweepOptions
 
 # field -> a command line that sets it, and the value it then holds (not the default)

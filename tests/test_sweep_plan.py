@@ -209,7 +209,7 @@ def test_estimates_come_from_measured_rates_and_fill_slots():
 
 
 def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):
-    from suite.sweep.cli import main
+    from suite.sweep.driver.cli import main
 
     assert main(["cartpole_nk", "--dry-run", "--env-steps", "12345", "--wandb", "off"]) == 0
     out = capsys.readouterr().out
@@ -230,7 +230,7 @@ SWEEP = Sweep(
 
 
 def test_a_sweep_file_outside_the_package_runs_by_path(tmp_path, capsys):
-    from suite.sweep.cli import main
+    from suite.sweep.driver.cli import main
 
     path = tmp_path / "elsewhere" / "my_sweep.py"
     path.parent.mkdir()
@@ -245,7 +245,7 @@ def test_a_sweep_file_outside_the_package_runs_by_path(tmp_path, capsys):
     ids=["missing", "no SWEEP"],
 )
 def test_a_bad_sweep_file_is_one_line(tmp_path, capsys, content, words):
-    from suite.sweep.cli import main
+    from suite.sweep.driver.cli import main
 
     path = tmp_path / "my_sweep.py"
     if content is not None:

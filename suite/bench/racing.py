@@ -24,9 +24,9 @@ from suite.report.build import prepared_trials
 from suite.report.verdict_section import AXES, env_verdict_cells
 from suite.store import schema
 from suite.store.reader import load_run
+from suite.sweep.driver.runner import CHECKPOINT_EVERY_ITERATIONS
 from suite.sweep.race.schedule import Race
 from suite.sweep.race.state import cell_label
-from suite.sweep.runner import CHECKPOINT_EVERY_ITERATIONS
 
 SWEEP, BUDGET = "continuous_nk", "laptop"
 K_BUDGET = "laptop_k"  # the race over K alone, at the config's N

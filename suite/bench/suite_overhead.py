@@ -1,7 +1,7 @@
 """Row "overhead": env steps/s of a CartPole trial run through the suite vs a bare RLlib script.
 
 A (bare): ``tune.Tuner("APPO", param_space=config)``, no suite callbacks, the tuned ``cartpole``
-config. B (suite): the same config as a one-trial sweep through ``suite.sweep.runner.start``:
+config. B (suite): the same config as a one-trial sweep through ``suite.sweep.driver.runner.start``:
 SuiteAPPO, the buffer accounting callback on every learner, the results-store writer and the
 progress view (W&B off). A and B alternate (A B A B ...), each for the same fixed training time;
 throughput is env steps per training second after the warm-up iterations, read from Tune's own
@@ -22,11 +22,11 @@ from suite.bench.summary import interleaved_rates, spread
 from suite.bench.tune_runs import run_bare, stop_at
 from suite.configs.resolve import resolve
 from suite.store import schema
+from suite.sweep.driver.rundir import new_run_dir
+from suite.sweep.driver.runner import start
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import plan_sweep
 from suite.sweep.planning.resources import connected_cluster
-from suite.sweep.rundir import new_run_dir
-from suite.sweep.runner import start
 from suite.sweep.spec import Budget, Sweep
 
 CONFIG = "cartpole"

@@ -14,11 +14,12 @@ from ray import tune
 from suite.store import schema
 from suite.store.files import write_json
 from suite.store.tables import RunTables
-from suite.sweep.cluster import connect, local_cluster
+from suite.sweep.driver.cluster import connect, local_cluster
+from suite.sweep.driver.run_record import resumed, run_metadata
+from suite.sweep.driver.trial_ids import UniqueTrialIds
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import Plan, check_schedulable, plan_sweep
 from suite.sweep.planning.resources import connected_cluster
-from suite.sweep.run_record import resumed, run_metadata
 from suite.sweep.search.schedule import most_trials
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import ProgressView, SweepProgress
@@ -26,7 +27,6 @@ from suite.sweep.sinks.store import StoreWriter
 from suite.sweep.spec import TRIAL_KEY, Sweep
 from suite.sweep.trial.stall_inbox import StallRecorder
 from suite.sweep.trial.trainable import SuiteAPPO
-from suite.sweep.trial_ids import UniqueTrialIds
 
 CHECKPOINT_EVERY_ITERATIONS = 5
 # How often Tune saves its experiment state (which trials finished). Tune's "auto" period can

@@ -9,10 +9,10 @@ from rich.console import Console
 
 from suite.argtypes import EXIT_BAD_INPUT, OneLineParser, add_options, parse_options
 from suite.ray_internals import warn_if_unchecked_ray
-from suite.sweep.logs import quiet_before_run
+from suite.sweep.driver.logs import quiet_before_run
+from suite.sweep.driver.tables import print_sweeps
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.catalog import load_sweep
-from suite.sweep.tables import print_sweeps
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from suite.sweep.session import run_command
+    from suite.sweep.driver.session import run_command
 
     console = Console(width=None if sys.stdout.isatty() else 160)
     try:

@@ -14,16 +14,16 @@ from rich.console import Console
 
 from suite.humanize import duration
 from suite.store.schema import FAILED, RUN_METADATA_FILE
-from suite.sweep.cluster import check_reachable, connect
-from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
-from suite.sweep.logs import route_library_logs
+from suite.sweep.driver.cluster import check_reachable, connect
+from suite.sweep.driver.interrupt import EXIT_INTERRUPTED, Interrupts
+from suite.sweep.driver.logs import route_library_logs
+from suite.sweep.driver.run_record import finish
+from suite.sweep.driver.rundir import find_run_dir, new_run_dir
+from suite.sweep.driver.runner import consolidate_from_disk, plan_for, resume, start
+from suite.sweep.driver.tables import print_drop_warnings, print_plan
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import check_schedulable
-from suite.sweep.run_record import finish
-from suite.sweep.rundir import find_run_dir, new_run_dir
-from suite.sweep.runner import consolidate_from_disk, plan_for, resume, start
 from suite.sweep.spec import Sweep
-from suite.sweep.tables import print_drop_warnings, print_plan
 
 
 def run_command(sweep: Sweep, options: SweepOptions, console: Console) -> int:
