@@ -2,7 +2,7 @@
 purpose, to rehearse failures before a long sweep.
 
 Run it with ``--set env=suite.faults.CrashingCartPole`` (any ``package.module.Class`` env works the
-same way, see ``suite.sweep.trainable``) and tell it when to crash through ``env_config``::
+same way, see ``suite.sweep.trial.trainable``) and tell it when to crash through ``env_config``::
 
     --set 'env_config={"crash_after_steps": 300, "crash_seeds": [1]}'
     --set restart_failed_env_runners=False
@@ -17,7 +17,7 @@ Tune never sees a failure.
 
 ``StallingCartPole`` takes the same keys (``stall_after_steps``, ``stall_seeds``) and blocks in
 ``step()`` instead of raising: the trial goes on reporting iterations with frozen env steps, the
-case the stall watchdog (``suite/sweep/stall.py``) exists for.
+case the stall watchdog (``suite/sweep/trial/stall.py``) exists for.
 
 ``HoldLearnerThread`` (an RLlib callback) holds each learner thread back until
 ``HOLD_UNTIL_PUTS`` batches were put: with N=1, K=1 and ``broadcast_interval`` > N that drops

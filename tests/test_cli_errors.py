@@ -23,7 +23,7 @@ import pytest
 from suite.bench.synthetic_store import write_synthetic_run
 from suite.report.__main__ import main as report_main
 from suite.store import schema
-from suite.sweep.cli import main as sweep_main
+from suite.sweep.driver.cli import main as sweep_main
 
 REPO = Path(__file__).resolve().parents[1]
 HANG_GUARD_S = 60  # these fail during planning; the bound only catches a hang

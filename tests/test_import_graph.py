@@ -23,6 +23,16 @@ faults into trials (tests), beside collect. ``bench`` measures everything and ma
 One module crosses to the end of the pipeline on purpose (``ENDS_THE_PIPELINE``): the sweep
 command builds its run's report when the run ends.
 
+Inside sweep, its folders name its kinds (``SWEEP_PARTS``): ``planning`` (nothing started: the
+trials, their requests, estimates and order), ``driver`` (the command, Ray and Tune, the run
+folder and record), ``trial`` (what a trial's own process runs), ``sinks`` (the live Tune
+callbacks), and ``race`` and ``search``, two ways a budget runs, from a schedule the spec and
+the plan read to a Tune searcher the driver runs; beside them the two vocabularies, ``spec``
+(what a sweep is) and ``options`` (what a command asks of it). The kinds that must hold are
+bound in ``SWEEP_KINDS``: planning never reaches for the driver, a trial or the sinks; a trial's
+process and the sinks load only the spec; the vocabularies no machinery. The driver uses every
+part, and race and search run across the kinds, so neither is bound.
+
 Every ``import`` in ``suite/`` counts, deferred ones inside functions too (a deferred import is
 still a dependency; it only hides the cycle from Python).
 Run: ``pytest tests/test_import_graph.py``.
@@ -55,13 +65,41 @@ ALLOWED: dict[str, set[str]] = {
 }
 # file -> units it may import beyond its package's: the sweep command ends by building the run's
 # report (and its W&B summary), the one place the pipeline is run to its end.
-ENDS_THE_PIPELINE: dict[str, set[str]] = {"suite/sweep/session.py": {"report"}}
+ENDS_THE_PIPELINE: dict[str, set[str]] = {"suite/sweep/driver/session.py": {"report"}}
+
+# sweep's parts: its sub-packages, and the top-level modules that are no kind's (the entry point
+# and the two vocabularies every kind reads). A new module joins one of them.
+SWEEP_PARTS = {
+    "planning",
+    "driver",
+    "trial",
+    "sinks",
+    "race",
+    "search",
+    "spec",
+    "options",
+    "__main__",
+}
+# part of sweep -> the other parts of sweep it may import (the module docstring says why).
+SWEEP_KINDS: dict[str, set[str]] = {
+    "planning": {"spec", "options", "race", "search"},
+    "trial": {"spec"},
+    "sinks": {"spec"},
+    "spec": {"race", "search"},
+    "options": set(),
+}
 
 
 def unit_of(module: str) -> str | None:
     """``suite.store.schema`` -> ``store``: the package (or top-level module) of suite it is in."""
     parts = module.split(".")
     return parts[1] if parts[0] == "suite" and len(parts) > 1 else None
+
+
+def sweep_part_of(module: str) -> str | None:
+    """``suite.sweep.planning.plan`` -> ``planning``: the part of sweep a module is in."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["suite", "sweep"] and len(parts) > 2 else None
 
 
 def imported_modules(path: Path, modules: set[str] | None = None) -> list[str]:
@@ -134,6 +172,17 @@ def backward_imports(graph, allowed=ALLOWED, exceptions=ENDS_THE_PIPELINE) -> li
     return found
 
 
+def sweep_kind_imports(root: Path = SUITE, kinds=SWEEP_KINDS) -> list[str]:
+    """Each import between sweep's parts that ``kinds`` does not allow: "part -> part (files)"."""
+    graph = package_graph(root, sweep_part_of)
+    return [
+        f"{source} -> {target} ({', '.join(sorted(files))})"
+        for source in sorted(set(graph) & set(kinds))
+        for target, files in sorted(graph[source].items())
+        if target not in kinds[source]
+    ]
+
+
 def units(root: Path = SUITE) -> set[str]:
     return {unit_of(module_name(path, root)) for path in root.rglob("*.py")} - {None}
 
@@ -163,6 +212,33 @@ def test_every_unit_of_suite_has_its_place_in_the_direction():
     assert units() - set(ALLOWED) == set(), "add the new package or module to ALLOWED"
     assert find_cycle(ALLOWED) is None, "ALLOWED must be a direction, not a cycle"
     assert all(targets <= set(ALLOWED) for targets in ALLOWED.values())
+
+
+def test_sweep_is_grouped_into_its_kinds():
+    parts = {sweep_part_of(module_name(path, SUITE)) for path in (SUITE / "sweep").rglob("*.py")}
+    assert parts - {None} == SWEEP_PARTS, "put the new module of suite/sweep/ in its kind's folder"
+    assert set(SWEEP_KINDS) <= SWEEP_PARTS
+    assert all(targets <= SWEEP_PARTS for targets in SWEEP_KINDS.values())
+
+
+def test_sweep_kinds_import_only_the_parts_they_may():
+    against = sweep_kind_imports()
+    assert not against, "imports between sweep's kinds (tests/test_import_graph.py):\n" + (
+        "\n".join(against)
+    )
+
+
+def test_the_kinds_check_finds_planning_that_reaches_for_the_driver(tmp_path):
+    root = tmp_path / "suite"
+    for part in ("planning", "driver"):
+        (root / "sweep" / part).mkdir(parents=True)
+        (root / "sweep" / part / "__init__.py").write_text("")
+    (root / "sweep" / "planning" / "plan.py").write_text(
+        "from suite.sweep.spec import Sweep\n"
+        "def later():\n    from suite.sweep.driver.cluster import connect\n"
+    )
+    (root / "sweep" / "driver" / "runner.py").write_text("import suite.sweep.planning.plan\n")
+    assert sweep_kind_imports(root) == ["planning -> driver (suite/sweep/planning/plan.py)"]
 
 
 def toy_suite(tmp_path: Path, bodies: dict[str, str]) -> Path:

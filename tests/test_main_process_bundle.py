@@ -7,7 +7,7 @@ import pytest
 from ray.rllib.algorithms.appo import APPO
 
 from suite.configs.resolve import ConfigError, resolve
-from suite.sweep.catalog import load_sweep
+from suite.sweep.planning.catalog import load_sweep
 
 EMPTY_MAIN = {
     "local learner, no CPU for it": {

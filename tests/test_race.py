@@ -256,7 +256,7 @@ def test_a_race_stopped_between_rungs_is_interrupted_not_completed(tmp_path):
     import pandas as pd
 
     from suite.store import schema
-    from suite.sweep.run_record import finish
+    from suite.sweep.driver.run_record import finish
 
     pd.DataFrame({"status": ["TERMINATED", "TERMINATED"]}).to_parquet(tmp_path / schema.TRIALS_FILE)
     meta = {

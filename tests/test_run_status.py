@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from suite.store import schema
-from suite.sweep.run_record import finish, trial_counts
+from suite.sweep.driver.run_record import finish, trial_counts
 
 
 def test_trials_tune_never_started_count_as_pending():

@@ -2,7 +2,10 @@
 store's search columns, the report's search section and ``--promote`` on held-out evidence only.
 
 The run is small (CartPole, 3 suggestions x 3 seeds x 1,500 env steps, then 4 configs x 10
-held-out seeds), so whether its pick beats the config is chance. ``--promote`` is therefore
+held-out seeds), so whether its pick beats the config is chance. It is SIGKILLed once, after its
+first suggestion concluded, and resumed to its end: the resumed search goes on from its
+suggestions and its Optuna study, no finished trial runs again and no suggestion is asked twice,
+and the finished run is the one every other test here reads. ``--promote`` is therefore
 checked twice more on copies of the real store whose held-out returns are rewritten to a known
 truth: once with the config clearly worse (promoted, with its evidence), once with all equal
 (refused, with the reason)."""
@@ -12,21 +15,26 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from sweep_process import read_trials, run_dirs, start_sweep, wait_until
 
 from suite.report import search
 from suite.store import schema
 from suite.store.files import read_parquet, write_parquet
 from suite.store.reader import load_run
 
-pytestmark = [pytest.mark.train, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.train, pytest.mark.timeout(1200)]  # the fixture runs the drill twice
+KILL_AFTER_CONCLUSION_S = 3  # longer than the runner's 1 s experiment-state period
 
 SEARCH_SWEEP = """
 from suite.sweep.search.schedule import Search
@@ -69,29 +77,87 @@ def _run(*args: str, timeout: float, env=None) -> subprocess.CompletedProcess:
     )
 
 
+@dataclass(frozen=True)
+class Killed:
+    """What the store held when the first run was SIGKILLed."""
+
+    returncode: int
+    finished: set[str]  # Tune trial ids
+    concluded: dict[int, dict]  # suggestion id -> its settings
+
+
+@dataclass(frozen=True)
+class Searched:
+    run_dir: Path
+    report: str
+    killed: Killed
+
+
+def _a_suggestion_concluded(results_root):
+    def check() -> bool:
+        runs = run_dirs(results_root, "search_drill")
+        path = runs[0] / schema.SEARCH_FILE if runs else None
+        if not (path and path.exists()):
+            return False
+        record = json.loads(path.read_text())
+        return any(s["status"] in ("complete", "stopped") for s in record["suggestions"])
+
+    return check
+
+
+def _kill_after_a_suggestion(root: Path, sweep_file: Path, results: Path) -> Killed:
+    first = start_sweep(root / "first.log", str(sweep_file), "--results-dir", str(results))
+    try:
+        wait_until(_a_suggestion_concluded(results), first, timeout=300)
+        time.sleep(KILL_AFTER_CONCLUSION_S)
+    finally:
+        first.kill()
+    (run_dir,) = run_dirs(results, "search_drill")
+    trials = read_trials(run_dir)
+    concluded = {
+        s["id"]: s["settings"]
+        for s in json.loads((run_dir / schema.SEARCH_FILE).read_text())["suggestions"]
+        if s["status"] in ("complete", "stopped")
+    }
+    finished = set(trials.query("status == 'TERMINATED'")["trial_id"])
+    return Killed(first.process.returncode, finished, concluded)
+
+
 @pytest.fixture(scope="module")
 def searched(tmp_path_factory):
     root = tmp_path_factory.mktemp("search")
     sweep_file = root / "search_drill.py"
     sweep_file.write_text(textwrap.dedent(SEARCH_SWEEP))
-    done = _run(
-        "-m",
-        "suite.sweep",
-        str(sweep_file),
-        "--results-dir",
-        str(root / "results"),
-        "--wandb",
-        "off",
-        timeout=840,
+    results = root / "results"
+    killed = _kill_after_a_suggestion(root, sweep_file, results)
+    resumed = start_sweep(
+        root / "resumed.log", str(sweep_file), "--resume", "--results-dir", str(results)
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (run_dir,) = (root / "results" / "search_drill").iterdir()
-    report = next(line for line in done.stdout.splitlines() if line.startswith("Report: "))
-    return root, run_dir, report.removeprefix("Report: ").strip()
+    assert resumed.wait(timeout=840) == 0, resumed.output()[-3000:]
+    (run_dir,) = run_dirs(results, "search_drill")
+    lines = resumed.output().splitlines()
+    report = next(line for line in lines if line.startswith("Report: "))
+    return Searched(run_dir, report.removeprefix("Report: ").strip(), killed)
+
+
+def test_a_killed_search_resumes_without_repeating_finished_suggestions(searched):
+    killed, run_dir = searched.killed, searched.run_dir
+    assert killed.returncode == -signal.SIGKILL
+    assert killed.finished and killed.concluded
+    after = read_trials(run_dir)
+    assert killed.finished <= set(after["trial_id"])  # kept, not run again under new ids
+    kept = after[after["trial_id"].isin(killed.finished)].set_index("trial_id")
+    assert (kept["status"] == "TERMINATED").all()
+    assert not after.duplicated(["suggestion", "phase", "seed"]).any(), after
+    record = json.loads((run_dir / schema.SEARCH_FILE).read_text())
+    suggested = [s for s in record["suggestions"] if s["id"] != 0 and s["status"] != "invalid"]
+    assert len(suggested) == 3
+    for sid, settings in killed.concluded.items():  # the resumed search kept what it had decided
+        assert next(s for s in suggested if s["id"] == sid)["settings"] == settings
 
 
 def test_suggestions_run_on_common_seeds_and_validation_on_held_out_ones(searched):
-    _, run_dir, _ = searched
+    run_dir = searched.run_dir
     trials = read_parquet(run_dir / schema.TRIALS_FILE)
     assert {"hp_lr", "hp_num_epochs", "hp_model.fcnet_hiddens"} <= set(trials.columns)
     found = trials[trials["phase"] == "search"]
@@ -116,7 +182,7 @@ def _verdict(run_dir):
 
 
 def test_the_report_states_the_held_out_verdict(searched):
-    _, run_dir, report = searched
+    run_dir, report = searched.run_dir, searched.report
     html = Path(report).read_text(encoding="utf-8")
     verdict = _verdict(run_dir)
     assert "The search and its verdict" in html
@@ -130,7 +196,7 @@ def _promote(run_dir, promoted_dir):
 
 
 def test_promote_follows_the_real_runs_held_out_verdict(searched, tmp_path):
-    _, run_dir, _ = searched
+    run_dir = searched.run_dir
     verdict = _verdict(run_dir)
     done = _promote(run_dir, tmp_path)
     if verdict.promotable:
@@ -156,7 +222,7 @@ def _rewrite_held_out(run_dir, target, returns_by_suggestion) -> None:
 
 
 def test_promote_writes_a_pick_that_beats_the_config_with_its_held_out_evidence(searched, tmp_path):
-    _, run_dir, _ = searched
+    run_dir = searched.run_dir
     store = tmp_path / "store"
     # 2 and 3 are 1 apart under noise of sd 5: either may be the pick, the other its tie
     _rewrite_held_out(run_dir, store, lambda sid: {0: 20.0, 1: 60.0, 2: 200.0, 3: 199.0}[sid])
@@ -177,7 +243,7 @@ def test_promote_writes_a_pick_that_beats_the_config_with_its_held_out_evidence(
 
 
 def test_promote_refuses_when_no_suggestion_beats_the_config(searched, tmp_path):
-    _, run_dir, _ = searched
+    run_dir = searched.run_dir
     store = tmp_path / "store"
     _rewrite_held_out(run_dir, store, lambda sid: 50.0)
     done = _promote(store, tmp_path / "promoted")
@@ -187,6 +253,6 @@ def test_promote_refuses_when_no_suggestion_beats_the_config(searched, tmp_path)
 
 
 def test_the_search_data_reads_with_pandas_alone(searched):
-    _, run_dir, _ = searched
+    run_dir = searched.run_dir
     trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
     assert trials["status"].isin(["TERMINATED", "STOPPED"]).all()

@@ -12,8 +12,8 @@ import pytest
 from sweep_process import run_dirs, start_sweep
 
 from suite.store import schema
-from suite.sweep.cli import main
-from suite.sweep.stall import (
+from suite.sweep.driver.cli import main
+from suite.sweep.trial.stall import (
     MIN_LIMIT_S,
     StallLimit,
     StallWatchdog,

@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from suite.configs.registry import UnknownNameError
-from suite.sweep.catalog import load_sweep, sweep_names
-from suite.sweep.estimate import (
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.catalog import load_sweep, sweep_names
+from suite.sweep.planning.estimate import (
     MEASURED_STEPS_PER_S,
     TRIAL_STARTUP_S,
     sweep_seconds,
     trial_estimate,
 )
-from suite.sweep.iterations import iteration_settings
-from suite.sweep.plan import PreflightError, check_schedulable, plan_sweep
-from suite.sweep.resources import Cluster, concurrent_trials, missing_resources
+from suite.sweep.planning.iterations import iteration_settings
+from suite.sweep.planning.plan import PreflightError, check_schedulable, plan_sweep
+from suite.sweep.planning.resources import Cluster, concurrent_trials, missing_resources
 from suite.sweep.spec import Budget, Sweep, SweepError
 
 TWO_CORES = Cluster(({"CPU": 2.0, "GPU": 0.0},))
+
+
+def budget(name: str, results_dir: Path, **options) -> SweepOptions:
+    """``python -m suite.sweep SWEEP --budget NAME --results-dir RESULTS_DIR`` and ``options``."""
+    return SweepOptions(budget=name, results_dir=results_dir, **options)
 
 
 def test_catalog_lists_the_shipped_sweeps():
@@ -79,7 +86,7 @@ def test_a_baseline_already_in_the_grid_runs_once():
 
 
 def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
-    plan = plan_sweep(load_sweep("cartpole_nk"), "laptop", TWO_CORES, tmp_path)
+    plan = plan_sweep(load_sweep("cartpole_nk"), budget("laptop", tmp_path), TWO_CORES)
     labels = {trial.buffer_cell: trial.drops.label for trial in plan.trials}
     assert labels[(1, 1, 20)] == "yes, B=20 > N+1"
     assert labels[(1, 2, 1)] == "yes, rate-dependent"  # the baseline: K=2
@@ -87,15 +94,15 @@ def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
 
 
 def test_aggregation_window_grid_has_cells_on_both_sides_of_the_rule(tmp_path):
-    plan = plan_sweep(load_sweep("aggregation_window"), "smoke", TWO_CORES, tmp_path)
+    plan = plan_sweep(load_sweep("aggregation_window"), budget("smoke", tmp_path), TWO_CORES)
     assert len(plan.trials) == 12
     cannot = {trial.buffer_cell for trial in plan.trials if not trial.drops.possible}
     assert cannot == {(1, 1, 1), (8, 1, 1), (8, 1, 5)}
 
 
 def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
-    overrides = {"broadcast_interval": 1, "k": 1}
-    plan = plan_sweep(load_sweep("cartpole_nk"), "smoke", TWO_CORES, tmp_path, overrides=overrides)
+    options = budget("smoke", tmp_path, set=("broadcast_interval=1", "k=1"))
+    plan = plan_sweep(load_sweep("cartpole_nk"), options, TWO_CORES)
     assert {trial.drops.label for trial in plan.trials} == {"no, B <= N"}
     assert plan.drop_warnings() == [
         "cartpole: N cannot change drops here: broadcast_interval <= N with K=1"
@@ -105,11 +112,11 @@ def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
 def test_dry_run_says_which_trials_cannot_broadcast_weights(tmp_path):
     # the quickstart: 6,000 env steps of 500-step batches at broadcast_interval 20; K=1 cells
     # make at most 12 updates, K=2 cells up to 24 (RLlib's own count may still fall short)
-    plan = plan_sweep(load_sweep("atari_nk"), "smoke", TWO_CORES, tmp_path)
+    plan = plan_sweep(load_sweep("atari_nk"), budget("smoke", tmp_path), TWO_CORES)
     lines = plan.broadcast_warnings()
     assert lines and all("K=1: at most 12 learner updates" in line for line in lines), lines
     assert all("fewer than broadcast_interval 20" in line for line in lines)
-    laptop = plan_sweep(load_sweep("cartpole_nk"), "laptop", TWO_CORES, tmp_path)
+    laptop = plan_sweep(load_sweep("cartpole_nk"), budget("laptop", tmp_path), TWO_CORES)
     assert laptop.broadcast_warnings() == []
 
 
@@ -143,7 +150,7 @@ def test_unknown_axis_and_budget_are_refused():
 
 
 def test_dry_run_plan_shows_resources_concurrency_and_estimate(tmp_path):
-    plan = plan_sweep(load_sweep("atari_nk"), "smoke", TWO_CORES, tmp_path)
+    plan = plan_sweep(load_sweep("atari_nk"), budget("smoke", tmp_path), TWO_CORES)
     assert len(plan.trials) == 8
     first = plan.trials[0]
     assert first.request.totals == {"CPU": 2.0}
@@ -154,13 +161,15 @@ def test_dry_run_plan_shows_resources_concurrency_and_estimate(tmp_path):
 
 
 def test_full_atari_sweep_on_a_laptop_says_it_is_far_beyond_the_machine(tmp_path):
-    plan = plan_sweep(load_sweep("atari_nk"), "full", TWO_CORES, tmp_path)
+    plan = plan_sweep(load_sweep("atari_nk"), budget("full", tmp_path), TWO_CORES)
     assert "far beyond this machine" in plan.estimate_line()
 
 
 def test_preflight_refuses_gpu_trials_on_a_cpu_only_cluster_naming_them(tmp_path):
     # a fixed trial order: the message names the first few refused trials, in run order
-    plan = plan_sweep(load_sweep("learner_scaling"), "full", TWO_CORES, tmp_path, order_seed=0)
+    plan = plan_sweep(
+        load_sweep("learner_scaling"), budget("full", tmp_path), TWO_CORES, order_seed=0
+    )
     with pytest.raises(PreflightError) as refused:
         check_schedulable(plan)
     message = str(refused.value)
@@ -171,7 +180,7 @@ def test_preflight_refuses_gpu_trials_on_a_cpu_only_cluster_naming_them(tmp_path
 
 def test_gpu_trials_plan_when_gpus_are_declared(tmp_path):
     gpu_cluster = Cluster(({"CPU": 8.0, "GPU": 4.0},))
-    plan = plan_sweep(load_sweep("learner_scaling"), "full", gpu_cluster, tmp_path)
+    plan = plan_sweep(load_sweep("learner_scaling"), budget("full", tmp_path), gpu_cluster)
     gpu_trials = [t for t in plan.trials if t.config.num_gpus_per_learner > 0]
     assert gpu_trials and not any(missing_resources(t.request, gpu_cluster) for t in gpu_trials)
     four_learners = [t for t in gpu_trials if t.config.num_learners == 4]
@@ -180,7 +189,7 @@ def test_gpu_trials_plan_when_gpus_are_declared(tmp_path):
 
 
 def test_concurrency_is_first_fit_over_nodes():
-    from suite.sweep.resources import ResourceRequest
+    from suite.sweep.planning.resources import ResourceRequest
 
     one_cpu = ResourceRequest(({"CPU": 1.0},), ("main process",), "PACK")
     two_nodes = Cluster(({"CPU": 2.0}, {"CPU": 1.0}))
@@ -200,7 +209,7 @@ def test_estimates_come_from_measured_rates_and_fill_slots():
 
 
 def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):
-    from suite.sweep.cli import main
+    from suite.sweep.driver.cli import main
 
     assert main(["cartpole_nk", "--dry-run", "--env-steps", "12345", "--wandb", "off"]) == 0
     out = capsys.readouterr().out
@@ -221,7 +230,7 @@ SWEEP = Sweep(
 
 
 def test_a_sweep_file_outside_the_package_runs_by_path(tmp_path, capsys):
-    from suite.sweep.cli import main
+    from suite.sweep.driver.cli import main
 
     path = tmp_path / "elsewhere" / "my_sweep.py"
     path.parent.mkdir()
@@ -236,7 +245,7 @@ def test_a_sweep_file_outside_the_package_runs_by_path(tmp_path, capsys):
     ids=["missing", "no SWEEP"],
 )
 def test_a_bad_sweep_file_is_one_line(tmp_path, capsys, content, words):
-    from suite.sweep.cli import main
+    from suite.sweep.driver.cli import main
 
     path = tmp_path / "my_sweep.py"
     if content is not None:
@@ -252,30 +261,26 @@ def test_trial_order_is_shuffled_by_a_recorded_seed(tmp_path):
     orders = {
         seed: [
             t.spec.label()
-            for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=seed).trials
+            for t in plan_sweep(sweep, budget("smoke", tmp_path), TWO_CORES, order_seed=seed).trials
         ]
         for seed in range(6)
     }
     assert all(sorted(order) == sorted(grid) for order in orders.values())  # nothing lost
     assert orders[3] == [
-        t.spec.label() for t in plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).trials
+        t.spec.label()
+        for t in plan_sweep(sweep, budget("smoke", tmp_path), TWO_CORES, order_seed=3).trials
     ]  # the seed fixes the order
     assert len({tuple(order) for order in orders.values()}) > 1  # and the seed matters
-    assert plan_sweep(sweep, "smoke", TWO_CORES, tmp_path, order_seed=3).order_seed == 3
+    assert plan_sweep(sweep, budget("smoke", tmp_path), TWO_CORES, order_seed=3).order_seed == 3
 
 
 def test_iterations_are_sized_to_a_twentyfifth_of_the_budget(tmp_path):
-    plan = plan_sweep(load_sweep("continuous_nk"), "smoke", TWO_CORES, tmp_path)
+    plan = plan_sweep(load_sweep("continuous_nk"), budget("smoke", tmp_path), TWO_CORES)
     config = plan.trials[0].config
     assert config.min_time_s_per_iteration == 0  # the 2 s floor made 4,000-step trials run 18,000
     assert config.min_sample_timesteps_per_iteration == 4_000 // 25
     timed = Budget(2_000_000, 1, "", max_trial_s=20.0)  # benchmarks keep time-based iterations
     assert iteration_settings(timed) == {}
-    user = plan_sweep(
-        load_sweep("continuous_nk"),
-        "smoke",
-        TWO_CORES,
-        tmp_path,
-        overrides={"min_time_s_per_iteration": 5.0},
-    )
+    options = budget("smoke", tmp_path, set=("min_time_s_per_iteration=5.0",))
+    user = plan_sweep(load_sweep("continuous_nk"), options, TWO_CORES)
     assert user.trials[0].config.min_time_s_per_iteration == 5.0  # the user's --set wins

@@ -20,7 +20,7 @@ from suite.configs.registry import env_threshold, get_config
 from suite.configs.resolve import AXIS_KEYS
 from suite.report import analysis
 from suite.store import schema
-from suite.sweep.cli import main as sweep_main
+from suite.sweep.driver.cli import main as sweep_main
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import _label as progress_label
 from suite.sweep.sinks.store import StoreWriter

@@ -7,7 +7,7 @@ import re
 
 from ray import tune
 
-from suite.sweep.trial_ids import PREFIX_HEX_DIGITS, UniqueTrialIds
+from suite.sweep.driver.trial_ids import PREFIX_HEX_DIGITS, UniqueTrialIds
 
 
 def noop(config: dict) -> None:

@@ -234,7 +234,7 @@ def run_tiny_appo_sweep(results_dir: Path, settings: WandbSettings):
     """Two real APPO CartPole trials (N=1, N=2), about 1,500 env steps each (~20 s apiece)."""
     from ray import tune
 
-    from suite.sweep.trainable import SuiteAPPO
+    from suite.sweep.trial.trainable import SuiteAPPO
 
     trial = suite_trial("cartpole", "CartPole-v1", n=tune.grid_search([1, 2]))
     trial["overrides"] = {}

@@ -81,7 +81,7 @@ def measure_row(row: str, quick: bool, address: str | None, peers_long: bool = F
 
 
 def machine() -> str:
-    from suite.sweep.metadata import node_hardware
+    from suite.sweep.trial.hardware import node_hardware
 
     hardware = node_hardware()
     gpus = ", ".join(hardware["gpus"]) or "no GPU"

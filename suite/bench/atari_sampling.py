@@ -27,7 +27,7 @@ from suite.bench.tune_runs import run_bare, stop_at
 from suite.collect.callback import BufferAccountingCallback
 from suite.configs.envs import AtariEnv
 from suite.configs.resolve import resolve
-from suite.sweep.resources import resource_request
+from suite.sweep.planning.resources import resource_request
 
 GAME = "ALE/Pong-v5"
 CONFIGS = ("pong", "pong_rllib")

@@ -139,7 +139,7 @@ def run_suite_config(config: str, env_steps: int, seed: int, folder: Path) -> Re
 
 def cpus_asked(config: str) -> float:
     from suite.configs.resolve import resolve
-    from suite.sweep.resources import resource_request
+    from suite.sweep.planning.resources import resource_request
 
     return resource_request(resolve(config, {})).totals.get("CPU", 1.0)
 

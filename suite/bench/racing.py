@@ -24,9 +24,9 @@ from suite.report.build import prepared_trials
 from suite.report.verdict_section import AXES, env_verdict_cells
 from suite.store import schema
 from suite.store.reader import load_run
+from suite.sweep.driver.runner import CHECKPOINT_EVERY_ITERATIONS
 from suite.sweep.race.schedule import Race
 from suite.sweep.race.state import cell_label
-from suite.sweep.runner import CHECKPOINT_EVERY_ITERATIONS
 
 SWEEP, BUDGET = "continuous_nk", "laptop"
 K_BUDGET = "laptop_k"  # the race over K alone, at the config's N
@@ -73,7 +73,7 @@ def measure(quick: bool, root: Path = RUNS_ROOT, only_stored: bool = False) -> d
 
 def replays(root: Path, reference: dict) -> dict | None:
     """The race replayed from the completed races' trials (``race_replay.py``)."""
-    from suite.sweep.catalog import load_sweep
+    from suite.sweep.planning.catalog import load_sweep
 
     runs = [run for seed in RACE_FIRST_SEEDS if (run := completed_run(root / f"race-{seed}"))]
     if not runs:
@@ -92,7 +92,7 @@ def replays(root: Path, reference: dict) -> dict | None:
 def k_race_replays(root: Path) -> dict | None:
     """The K-only race (``laptop_k``) replayed from all four runs' trials, beside its schedule
     over the whole grid: which of the two can a laptop decide?"""
-    from suite.sweep.catalog import load_sweep
+    from suite.sweep.planning.catalog import load_sweep
 
     names = ["reference", *(f"race-{seed}" for seed in RACE_FIRST_SEEDS)]
     runs = [run for name in names if (run := completed_run(root / name))]
@@ -112,7 +112,7 @@ def k_race_replays(root: Path) -> dict | None:
 
 
 def _laptop_race() -> Race:
-    from suite.sweep.catalog import load_sweep
+    from suite.sweep.planning.catalog import load_sweep
 
     return load_sweep(SWEEP).budgets[BUDGET].race
 

@@ -307,9 +307,9 @@ def render_packing(data: dict) -> list[str]:
 # Measured by hand on this machine, 2026-11-30 (two runs), not by this command.
 HANDOVER_NOTE = (
     "Most of a hand-over is Python start-up: every trial runs in a fresh Ray actor process, and "
-    "`python -c 'import suite.sweep.trainable'` (RLlib and torch) takes 3.7-4.0 s here. Tune can "
-    "only keep a process for the next trial (`reuse_actors`) if the trainable can reset itself "
-    "in place, which RLlib's Algorithm does not implement."
+    "`python -c 'import suite.sweep.trial.trainable'` (RLlib and torch) takes 3.7-4.0 s here. "
+    "Tune can only keep a process for the next trial (`reuse_actors`) if the trainable can reset "
+    "itself in place, which RLlib's Algorithm does not implement."
 )
 
 

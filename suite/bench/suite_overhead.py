@@ -1,7 +1,7 @@
 """Row "overhead": env steps/s of a CartPole trial run through the suite vs a bare RLlib script.
 
 A (bare): ``tune.Tuner("APPO", param_space=config)``, no suite callbacks, the tuned ``cartpole``
-config. B (suite): the same config as a one-trial sweep through ``suite.sweep.runner.start``:
+config. B (suite): the same config as a one-trial sweep through ``suite.sweep.driver.runner.start``:
 SuiteAPPO, the buffer accounting callback on every learner, the results-store writer and the
 progress view (W&B off). A and B alternate (A B A B ...), each for the same fixed training time;
 throughput is env steps per training second after the warm-up iterations, read from Tune's own
@@ -22,10 +22,11 @@ from suite.bench.summary import interleaved_rates, spread
 from suite.bench.tune_runs import run_bare, stop_at
 from suite.configs.resolve import resolve
 from suite.store import schema
-from suite.sweep.plan import plan_sweep
-from suite.sweep.resources import connected_cluster
-from suite.sweep.rundir import new_run_dir
-from suite.sweep.runner import RunOptions, start
+from suite.sweep.driver.rundir import new_run_dir
+from suite.sweep.driver.runner import start
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.plan import plan_sweep
+from suite.sweep.planning.resources import connected_cluster
 from suite.sweep.spec import Budget, Sweep
 
 CONFIG = "cartpole"
@@ -51,8 +52,8 @@ def _one_trial_sweep(seconds: float) -> Sweep:
 
 def run_through_suite(seconds: float, results_root: Path) -> Curve:
     """One suite trial (seed 0) for ``seconds`` of training; its curve read back from the store."""
-    options = RunOptions(budget="bench", results_root=results_root, wandb_mode="off", report=False)
-    plan = plan_sweep(_one_trial_sweep(seconds), "bench", connected_cluster(), results_root)
+    options = SweepOptions(budget="bench", results_dir=results_root, wandb="off", report=False)
+    plan = plan_sweep(_one_trial_sweep(seconds), options, connected_cluster())
     run_dir = new_run_dir(results_root, plan.sweep.name)
     start(plan, run_dir, options)
     rows = pd.read_parquet(run_dir / schema.ITERATIONS_FILE).sort_values("iteration")

@@ -2,7 +2,7 @@
 
 Each config runs as a bare Tune trial for a fixed training time; the rate is env steps per
 training second after the warm-up iterations (the numbers behind
-``suite.sweep.estimate.MEASURED_STEPS_PER_S`` for these configs).
+``suite.sweep.planning.estimate.MEASURED_STEPS_PER_S`` for these configs).
 """
 
 from __future__ import annotations

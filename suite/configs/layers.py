@@ -21,8 +21,9 @@ ATARI_FRAME_STACK = 4
 # "rllib_wrappers" is RLlib's Python wrapper stack (AtariEnv) with frame-stacking connectors.
 ATARI_SAMPLERS = ("ale_vector", "rllib_wrappers")
 
-# The per-iteration settings a sweep sizes to its env-step budget (suite/sweep/iterations.py):
-# they belong to a run, not to a config, so promoting a config leaves them out.
+# The per-iteration settings a sweep sizes to its env-step budget
+# (suite/sweep/planning/iterations.py): they belong to a run, not to a config, so promoting a
+# config leaves them out.
 ITERATION_SIZING_KEYS = ("min_time_s_per_iteration", "min_sample_timesteps_per_iteration")
 
 

@@ -1,6 +1,6 @@
 import sys
 
-from suite.sweep.cli import main
+from suite.sweep.driver.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

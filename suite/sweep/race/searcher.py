@@ -16,11 +16,11 @@ from typing import Any
 
 from ray.tune.search import Searcher
 
-from suite.sweep.iterations import sized
+from suite.sweep.driver.state_searcher import StateSearcher
+from suite.sweep.planning.iterations import sized
 from suite.sweep.race.record import write_race
 from suite.sweep.race.state import RaceState
 from suite.sweep.spec import TRIAL_KEY, Budget
-from suite.sweep.state_searcher import StateSearcher
 
 
 class RaceSearcher(StateSearcher):

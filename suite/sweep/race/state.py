@@ -15,7 +15,7 @@ import numpy as np
 from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import Elimination, eliminate
 from suite.store.schema import TrialStatus
-from suite.sweep.order import shuffled
+from suite.sweep.planning.order import shuffled
 from suite.sweep.race.schedule import Race
 from suite.sweep.spec import TrialSpec
 

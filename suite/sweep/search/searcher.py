@@ -2,7 +2,7 @@
 a scheduler that stops the trials of a suggestion the search has stopped.
 
 Tune asks the searcher for trials and tells it their results; it saves the searcher with the
-experiment (``suite.sweep.state_searcher``), so ``--resume`` continues the search with its
+experiment (``suite.sweep.driver.state_searcher``), so ``--resume`` continues the search with its
 suggestions, its Optuna study and its decisions. A searcher cannot stop a running trial, so a thin
 ``FIFOScheduler`` asks the searcher's state about each result. It holds the searcher itself, not
 its state: ``restore`` replaces the state, and Tune pickles both objects together, so the
@@ -14,9 +14,9 @@ from __future__ import annotations
 from ray.tune.schedulers import FIFOScheduler, TrialScheduler
 from ray.tune.search import Searcher
 
+from suite.sweep.driver.state_searcher import StateSearcher
 from suite.sweep.search.record import write_search
 from suite.sweep.spec import TRIAL_KEY
-from suite.sweep.state_searcher import StateSearcher
 
 
 class SearchSearcher(StateSearcher):

@@ -23,7 +23,7 @@ import numpy as np
 from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import stop_test
 from suite.store.schema import FINISHED, INCUMBENT
-from suite.sweep.order import shuffled
+from suite.sweep.planning.order import shuffled
 from suite.sweep.search.schedule import VALIDATION_SEED_OFFSET, Search
 from suite.sweep.spec import TrialSpec
 

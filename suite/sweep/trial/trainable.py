@@ -16,8 +16,8 @@ from ray.tune.result import DONE, TRIAL_INFO
 from suite.collect.rows import env_steps
 from suite.ray_internals import set_trial_info
 from suite.sweep.spec import TRIAL_KEY, trial_spec
-from suite.sweep.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
-from suite.sweep.stall_inbox import report_stall
+from suite.sweep.trial.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
+from suite.sweep.trial.stall_inbox import report_stall
 
 # "package.module.Class": gymnasium ids never match (they carry a "-v<version>").
 _CLASS_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
@@ -99,7 +99,7 @@ class SuiteAPPO(APPO):
     def step(self) -> dict:
         import ray
 
-        from suite.sweep.metadata import node_hardware
+        from suite.sweep.trial.hardware import node_hardware
 
         if self._suite_watchdog:
             self._suite_watchdog.step_started()

@@ -12,26 +12,67 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import platform
+import subprocess
+import sys
 from pathlib import Path
+
+import ray
+import torch
 
 from suite.rllib_buffer import guard_enabled
 from suite.store import schema
 from suite.store.files import read_parquet, write_json
 from suite.store.schema import ENDED, TrialStatus
-from suite.sweep import metadata
-from suite.sweep.plan import Plan
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.plan import Plan
+from suite.sweep.trial.hardware import node_hardware
+
+# git runs here: any folder of the work tree finds its repository, wherever this module sits.
+SUITE_FOLDER = Path(__file__).resolve().parent
 
 
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def run_metadata(plan: Plan, run_dir: Path, options) -> dict:
-    """The record of a run about to start; ``options``: its ``RunOptions`` (``runner.py``)."""
+def git_commit() -> str:
+    """The suite's commit, with ``+dirty`` when the work tree has changes; "unknown" outside git."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=SUITE_FOLDER, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return commit + ("+dirty" if dirty else "")
+
+
+def versions() -> dict[str, str]:
+    import gymnasium
+
+    return {
+        "python": platform.python_version(),
+        "ray": ray.__version__,
+        "torch": torch.__version__,
+        "gymnasium": gymnasium.__version__,
+    }
+
+
+def command_line() -> str:
+    return " ".join([Path(sys.executable).name, "-m", "suite.sweep", *sys.argv[1:]])
+
+
+def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
+    """The record of a run about to start, planned and started with ``options``."""
     budget = plan.sweep.budget(plan.budget)
     return {
         "sweep": plan.sweep.name,
-        "sweep_source": options.sweep_source or plan.sweep.name,
+        "sweep_source": options.name or plan.sweep.name,
         "run_id": run_dir.name,
         "budget": {
             "name": plan.budget,
@@ -40,17 +81,17 @@ def run_metadata(plan: Plan, run_dir: Path, options) -> dict:
             "seeds": options.seeds or budget.seeds,
             "description": budget.description,
         },
-        "command": metadata.command_line(),
-        "git_commit": metadata.git_commit(),
-        "versions": metadata.versions(),
-        "hardware": metadata.node_hardware(),
+        "command": command_line(),
+        "git_commit": git_commit(),
+        "versions": versions(),
+        "hardware": node_hardware(),
         "cluster": {
             "nodes": [dict(node) for node in plan.cluster.nodes],
             "address": options.address or "local",
         },
         "overrides": options.overrides,
         "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
-        "stall_timeout_s": options.stall_timeout_s,
+        "stall_timeout_s": options.stall_timeout,
         "thresholds": thresholds(plan),
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},

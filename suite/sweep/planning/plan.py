@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 from ray.rllib.algorithms.appo import APPOConfig
 
@@ -14,7 +13,8 @@ from suite.configs.registry import get_config
 from suite.configs.resolve import resolve
 from suite.humanize import duration
 from suite.rllib_buffer import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
-from suite.sweep.estimate import (
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.estimate import (
     FAR_BEYOND_S,
     MEASURED_SOURCE,
     TRIAL_STARTUP_S,
@@ -23,17 +23,17 @@ from suite.sweep.estimate import (
     sweep_seconds,
     trial_estimate,
 )
-from suite.sweep.iterations import sized
-from suite.sweep.order import new_order_seed, shuffled
-from suite.sweep.race.schedule import Race
-from suite.sweep.race.state import cell_label
-from suite.sweep.resources import (
+from suite.sweep.planning.iterations import sized
+from suite.sweep.planning.order import new_order_seed, shuffled
+from suite.sweep.planning.resources import (
     Cluster,
     ResourceRequest,
     concurrent_trials,
     missing_resources,
     resource_request,
 )
+from suite.sweep.race.schedule import Race
+from suite.sweep.race.state import cell_label
 from suite.sweep.search.checks import check_not_fixed, check_space
 from suite.sweep.search.schedule import Search, check_seeds, most_trials
 from suite.sweep.search.space import SpaceError
@@ -227,22 +227,14 @@ def race_budget(budget: Budget, race: bool) -> Budget:
 
 
 def plan_sweep(
-    sweep: Sweep,
-    budget: str,
-    cluster: Cluster,
-    results_root: Path,
-    *,
-    seeds: int | None = None,
-    overrides: dict | None = None,
-    max_concurrent: int | None = None,
-    env_steps: int | None = None,
-    order_seed: int | None = None,
-    first_seed: int = 0,
-    race: bool = True,
+    sweep: Sweep, options: SweepOptions, cluster: Cluster, *, order_seed: int | None = None
 ) -> Plan:
-    """``env_steps``: per trial, instead of the budget's. ``order_seed``: the seed trial order is
-    shuffled with (None: a fresh random one). ``race=False``: a racing budget's whole grid."""
-    chosen = race_budget(sweep.budget(budget), race)
+    """The trials ``options`` ask of ``sweep`` (its budget, seeds from ``first_seed``, env steps,
+    settings, race or not), resolved and estimated for ``cluster`` (throughput from earlier runs
+    under ``results_dir``). ``order_seed``: the seed trial order is shuffled with (None: a fresh
+    random one)."""
+    budget, seeds, env_steps = options.budget, options.seeds, options.env_steps
+    chosen = race_budget(sweep.budget(budget), options.race)
     if chosen.race and (seeds or env_steps):
         raise SweepError(
             f"budget {budget!r} races: its rungs set seeds and env steps; to run its grid whole "
@@ -252,11 +244,11 @@ def plan_sweep(
         chosen = dataclasses.replace(chosen, env_steps=env_steps)
     env_steps = chosen.env_steps
     if chosen.search:
-        _check_search(sweep, chosen, seeds or chosen.seeds, overrides or {})
-    earlier = measured_rates(results_root)
+        _check_search(sweep, chosen, seeds or chosen.seeds, options.overrides)
+    earlier = measured_rates(options.results_dir)
     order_seed = new_order_seed() if order_seed is None else order_seed
     planned = []
-    grid = sweep.trials(budget, seeds or chosen.seeds, overrides, first_seed)
+    grid = sweep.trials(budget, seeds or chosen.seeds, options.overrides, options.first_seed)
     race_cells = _race_cells(grid) if chosen.race else None
     specs = [
         sized(dataclasses.replace(spec, rung=0) if chosen.race else spec, chosen) for spec in grid
@@ -275,7 +267,7 @@ def plan_sweep(
         env_steps=env_steps,
         trials=tuple(planned),
         cluster=cluster,
-        max_concurrent=max_concurrent,
+        max_concurrent=options.max_concurrent,
         order_seed=order_seed,
         race=chosen.race,
         race_cells=race_cells,

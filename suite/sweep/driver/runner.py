@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ray import tune
@@ -15,18 +14,19 @@ from ray import tune
 from suite.store import schema
 from suite.store.files import write_json
 from suite.store.tables import RunTables
-from suite.sweep.cluster import connect, local_cluster
-from suite.sweep.plan import Plan, check_schedulable, plan_sweep
-from suite.sweep.resources import connected_cluster
-from suite.sweep.run_record import resumed, run_metadata
+from suite.sweep.driver.cluster import connect, local_cluster
+from suite.sweep.driver.run_record import resumed, run_metadata
+from suite.sweep.driver.trial_ids import UniqueTrialIds
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.plan import Plan, check_schedulable, plan_sweep
+from suite.sweep.planning.resources import connected_cluster
 from suite.sweep.search.schedule import most_trials
 from suite.sweep.sinks.identity import identify
 from suite.sweep.sinks.progress import ProgressView, SweepProgress
 from suite.sweep.sinks.store import StoreWriter
 from suite.sweep.spec import TRIAL_KEY, Sweep
-from suite.sweep.stall_inbox import StallRecorder
-from suite.sweep.trainable import SuiteAPPO
-from suite.sweep.trial_ids import UniqueTrialIds
+from suite.sweep.trial.stall_inbox import StallRecorder
+from suite.sweep.trial.trainable import SuiteAPPO
 
 CHECKPOINT_EVERY_ITERATIONS = 5
 # How often Tune saves its experiment state (which trials finished). Tune's "auto" period can
@@ -38,41 +38,9 @@ EXPERIMENT_STATE_PERIOD_S = "1"
 TRIAL_CLEANUP_S = "10"
 
 
-@dataclass
-class RunOptions:
-    budget: str = "smoke"
-    sweep_source: str | None = None  # what the user named: a sweep name or a sweep file's path
-    seeds: int | None = None
-    env_steps: int | None = None  # per trial, instead of the budget's
-    overrides: dict = field(default_factory=dict)
-    address: str | None = None
-    results_root: Path = Path("results")
-    max_concurrent: int | None = None
-    max_failures: int = 1
-    wandb_mode: str | None = None
-    wandb_entity: str | None = None
-    wandb_project: str | None = None
-    report: bool = True
-    stall_timeout_s: float | None = None  # None: max(120 s, 20 x the median iteration time)
-    progress_interval_s: float = 30.0  # plain progress lines when stdout is not a terminal
-    first_seed: int = 0  # seeds run from here up (a race repeated on fresh seeds)
-    race: bool = True  # False: a racing budget's whole grid, at its last rung (the reference)
-
-
-def plan_for(sweep: Sweep, options: RunOptions, connected: bool = False) -> Plan:
+def plan_for(sweep: Sweep, options: SweepOptions, connected: bool = False) -> Plan:
     cluster = connected_cluster() if connected else local_cluster()
-    return plan_sweep(
-        sweep,
-        options.budget,
-        cluster,
-        options.results_root,
-        seeds=options.seeds,
-        overrides=options.overrides,
-        max_concurrent=options.max_concurrent,
-        env_steps=options.env_steps,
-        first_seed=options.first_seed,
-        race=options.race,
-    )
+    return plan_sweep(sweep, options, cluster)
 
 
 def _trial_name(trial) -> str:
@@ -91,7 +59,7 @@ def _stop_criteria(plan: Plan) -> dict:
 
 
 def callbacks(
-    plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions, stopped_early=None
+    plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions, stopped_early=None
 ) -> list:
     from suite.dashboards.settings import resolve_settings
     from suite.sweep.sinks.wandb_logger import make_wandb_callback
@@ -115,14 +83,12 @@ def callbacks(
             upper_bound=True,
             planned_env_steps=most * plan.env_steps,
         )
-    wandb = resolve_settings(
-        options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
-    )
+    wandb = resolve_settings(options.wandb, run_dir, options.wandb_entity, options.wandb_project)
     stalls = StallRecorder(run_dir, run_dir.name)
     return [
         stalls,  # before the writer: it tells the writer which failures were stalls
         StoreWriter(run_dir, run_meta, stall_reason=stalls.reason, stopped_early=stopped_early),
-        ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval_s),
+        ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval),
         *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
     ]
 
@@ -133,9 +99,9 @@ def tune_settings() -> None:
     os.environ.setdefault("TUNE_FORCE_TRIAL_CLEANUP_S", TRIAL_CLEANUP_S)
 
 
-def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: RunOptions) -> tune.Tuner:
+def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions) -> tune.Tuner:
     tune_settings()
-    watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout_s}
+    watchdog = {"run_id": run_dir.name, "stall_timeout_s": options.stall_timeout}
     scheduler = stopped_early = None
     if plan.race:
         search_alg, param_space = race_searcher(plan, run_dir, options, watchdog), {}
@@ -182,7 +148,7 @@ def checkpoint_config(plan: Plan) -> tune.CheckpointConfig:
     )
 
 
-def search_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
+def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):
     """The search's Tune searcher (behind a concurrency limit when asked) and its stopper."""
     from ray.tune.search import ConcurrencyLimiter
 
@@ -219,7 +185,7 @@ def _check_suggestion(config_name: str, axes: dict, overrides: dict, settings: d
     validated(config_name, axes, dict(overrides) | settings)
 
 
-def race_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict):
+def race_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):
     from ray.tune.search import ConcurrencyLimiter
 
     from suite.sweep.race.searcher import RaceSearcher
@@ -233,7 +199,7 @@ def race_searcher(plan: Plan, run_dir: Path, options: RunOptions, watchdog: dict
     return searcher
 
 
-def start(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
+def start(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
     """Start a new run: pre-flight on the real cluster, then Tune."""
     if not options.address:
         connect(None)
@@ -244,7 +210,7 @@ def start(plan: Plan, run_dir: Path, options: RunOptions) -> dict:
     return run_meta
 
 
-def resume(run_dir: Path, options: RunOptions) -> dict:
+def resume(run_dir: Path, options: SweepOptions) -> dict:
     """Resume a killed or interrupted run: finished trials stay, unfinished ones restart from
     their latest checkpoint (or from scratch)."""
     run_meta = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())

@@ -7,7 +7,7 @@ import socket
 
 import torch
 
-from suite.sweep.resources import Cluster
+from suite.sweep.planning.resources import Cluster
 from suite.sweep.spec import SweepError
 
 CONNECT_TIMEOUT_S = 5.0

@@ -1,9 +1,10 @@
-"""The driver's side of the stall watchdog: stalled trials report here, and the run records them.
+"""Where a stalled trial's report goes: the trial hands it over here, and the run records it.
 
 ``StallInbox`` is a small named Ray actor of the run; a stalled trial hands it the reason and
-its stacks before its process ends (``suite/sweep/stall.py``). ``StallRecorder`` (a Tune
-callback, listed before the store writer) collects them whenever Tune reports a trial failure,
-writes ``trials/<id>/stall-<n>.txt`` and tells the writer which failures were stalls.
+its stacks before its process ends (``report_stall``, called by the watchdog of
+``suite/sweep/trial/stall.py``). ``StallRecorder`` (the driver's side: a Tune callback, listed
+before the store writer) collects them whenever Tune reports a trial failure, writes
+``trials/<id>/stall-<n>.txt`` and tells the writer which failures were stalls.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.table import Table
 
 from suite.humanize import duration
-from suite.sweep.catalog import load_sweep, sweep_names
-from suite.sweep.plan import Plan
+from suite.sweep.planning.catalog import load_sweep, sweep_names
+from suite.sweep.planning.plan import Plan
 
 
 def print_sweeps(console: Console) -> None:

@@ -11,7 +11,8 @@ else to files:
   ``sys.stderr`` keeps the terminal, so the suite's own errors still reach the user.
 
 Trial processes' logs stay in Ray's session folder (``log_to_driver=False``, see
-``suite/sweep/cluster.py``); Tune's per-trial error files are under ``tune/<trial>/error.txt``.
+``suite/sweep/driver/cluster.py``); Tune's per-trial error files are under
+``tune/<trial>/error.txt``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ hung actor would queue behind that ``train()``). On a stall it dumps the stacks 
 process and of its env runner and learner processes (py-spy, which names every thread and
 says which are idle; Python's own frames when py-spy cannot attach), hands reason and stacks to
 the driver's ``StallInbox``, and ends its process. Tune then sees a failed trial and retries it per
-``--max-failures``; the driver records it as STALLED (``suite/sweep/stall_inbox.py``).
+``--max-failures``; the driver records it as STALLED (``suite/sweep/trial/stall_inbox.py``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -14,25 +14,25 @@ from rich.console import Console
 
 from suite.humanize import duration
 from suite.store.schema import FAILED, RUN_METADATA_FILE
-from suite.sweep.cluster import check_reachable, connect
-from suite.sweep.interrupt import EXIT_INTERRUPTED, Interrupts
-from suite.sweep.logs import route_library_logs
-from suite.sweep.plan import check_schedulable
-from suite.sweep.run_record import finish
-from suite.sweep.rundir import find_run_dir, new_run_dir
-from suite.sweep.runner import RunOptions, consolidate_from_disk, plan_for, resume, start
+from suite.sweep.driver.cluster import check_reachable, connect
+from suite.sweep.driver.interrupt import EXIT_INTERRUPTED, Interrupts
+from suite.sweep.driver.logs import route_library_logs
+from suite.sweep.driver.run_record import finish
+from suite.sweep.driver.rundir import find_run_dir, new_run_dir
+from suite.sweep.driver.runner import consolidate_from_disk, plan_for, resume, start
+from suite.sweep.driver.tables import print_drop_warnings, print_plan
+from suite.sweep.options import SweepOptions
+from suite.sweep.planning.plan import check_schedulable
 from suite.sweep.spec import Sweep
-from suite.sweep.tables import print_drop_warnings, print_plan
 
 
-def run_command(
-    sweep: Sweep, options: RunOptions, args: argparse.Namespace, console: Console
-) -> int:
+def run_command(sweep: Sweep, options: SweepOptions, console: Console) -> int:
     from suite.dashboards.settings import resolve_mode
 
-    options.wandb_mode = resolve_mode(options.wandb_mode)  # once: one warning at most
-    if args.resume:
-        run_dir = find_run_dir(options.results_root, sweep.name, _run_id(args.resume))
+    # resolved once: one warning at most
+    options = dataclasses.replace(options, wandb=resolve_mode(options.wandb))
+    if options.resume:
+        run_dir = find_run_dir(options.results_dir, sweep.name, _run_id(options.resume))
         console.print(f"Resuming {run_dir}")
         _route_logs(run_dir, console)
         with _interruptible(sweep, run_dir, options, console):
@@ -42,14 +42,14 @@ def run_command(
         check_reachable(options.address)
         connect(options.address)
     plan = plan_for(sweep, options, connected=bool(options.address))
-    if args.dry_run:
+    if options.dry_run:
         print_plan(plan, console)
     check_schedulable(plan)  # a dry run, too, says when trials could never be scheduled
-    if args.dry_run:
+    if options.dry_run:
         return 0
     console.print(f"Plan: {plan.estimate_line()}")
     print_drop_warnings(plan, console)
-    run_dir = new_run_dir(options.results_root, sweep.name)
+    run_dir = new_run_dir(options.results_dir, sweep.name)
     console.print(f"Writing to {run_dir}")
     _route_logs(run_dir, console)
     with _interruptible(sweep, run_dir, options, console):
@@ -63,7 +63,7 @@ def _route_logs(run_dir: Path, console: Console) -> None:
 
 
 @contextlib.contextmanager
-def _interruptible(sweep: Sweep, run_dir: Path, options: RunOptions, console: Console):
+def _interruptible(sweep: Sweep, run_dir: Path, options: SweepOptions, console: Console):
     """Ctrl-C during the run stops it within seconds, leaving run.json and a resume command."""
 
     def give_up() -> None:
@@ -88,7 +88,7 @@ def _run_id(resume: str) -> str | None:
 
 
 def _conclude(
-    sweep: Sweep, run_dir: Path, run_meta: dict, options: RunOptions, console: Console
+    sweep: Sweep, run_dir: Path, run_meta: dict, options: SweepOptions, console: Console
 ) -> int:
     run_meta = finish(run_dir, run_meta)
     counts = run_meta["trials"]
@@ -121,19 +121,21 @@ def _time_line(run_meta: dict) -> str:
 
 
 def _print_next_steps(
-    run_dir: Path, options: RunOptions, report: Path | None, console: Console
+    run_dir: Path, options: SweepOptions, report: Path | None, console: Console
 ) -> None:
     lines = ["Next:"]
     if report is None:
         lines.append(f"  python -m suite.report {run_dir}      # the tuning-guide report")
     lines.append(f"  python -m suite.report --compare {run_dir} OTHER_RUN      # against another")
     wandb_dir = run_dir / "wandb"
-    if options.wandb_mode == "offline" and wandb_dir.exists():
+    if options.wandb == "offline" and wandb_dir.exists():
         lines.append(f"  wandb sync {wandb_dir}/offline-run-*      # upload to W&B")
     console.print("\n".join(lines), soft_wrap=True, markup=False, highlight=False)
 
 
-def _print_interrupted(sweep: Sweep, run_dir: Path, options: RunOptions, console: Console) -> None:
+def _print_interrupted(
+    sweep: Sweep, run_dir: Path, options: SweepOptions, console: Console
+) -> None:
     console.print(
         f"Interrupted; everything so far is in {run_dir}. Resume with:\n"
         f"  {resume_command(sweep, run_dir, options)}",
@@ -143,17 +145,17 @@ def _print_interrupted(sweep: Sweep, run_dir: Path, options: RunOptions, console
     )
 
 
-def resume_command(sweep: Sweep, run_dir: Path, options: RunOptions) -> str:
+def resume_command(sweep: Sweep, run_dir: Path, options: SweepOptions) -> str:
     """The command that resumes ``run_dir``, on the same cluster if the run used --address."""
-    source = options.sweep_source or sweep.name
+    source = options.name or sweep.name
     words = ["python", "-m", "suite.sweep", source, "--resume", run_dir.name]
-    words += ["--results-dir", str(options.results_root)]
+    words += ["--results-dir", str(options.results_dir)]
     if options.address:
         words += ["--address", options.address]
     return shlex.join(words)
 
 
-def _report(run_dir: Path, options: RunOptions, console: Console) -> Path:
+def _report(run_dir: Path, options: SweepOptions, console: Console) -> Path:
     from suite.dashboards.settings import resolve_settings
     from suite.dashboards.summary_run import log_summary_run
     from suite.report.build import build_report
@@ -161,9 +163,7 @@ def _report(run_dir: Path, options: RunOptions, console: Console) -> Path:
 
     report = build_report(run_dir)
     console.print(f"Results: {run_dir}")
-    wandb = resolve_settings(
-        options.wandb_mode, run_dir, options.wandb_entity, options.wandb_project
-    )
+    wandb = resolve_settings(options.wandb, run_dir, options.wandb_entity, options.wandb_project)
     if wandb.enabled:
         figures = run_dir / "figures"
         export_figures(report, figures)
