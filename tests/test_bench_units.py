@@ -134,36 +134,22 @@ def test_rows_are_one_registry_looked_up_by_name():
         assert row.notes is None or (NOTES / f"{row.notes}.md").exists(), row.key
 
 
-def test_render_keeps_the_sections_of_rows_without_a_raw_record(tmp_path):
-    """A rerun of one row on a machine without the others' raw records keeps their text."""
-    first = render(bench_dir(tmp_path))
-    earlier_text = "_Measured long ago._\n\n| config | env steps/s |\n|---|---|\n| `x` | 1 |\n"
-    title = "7. Throughput of other configs (for sweep time estimates)"
-    previous = first.replace(f"## {title}\n\nNot measured yet.\n", f"## {title}\n\n{earlier_text}")
-    assert previous != first
-    (tmp_path / "raw" / "guard.json").write_text(
-        json.dumps(
-            {
-                "row": "guard",
-                "measured_at": "now",
-                "machine": "here",
-                "quick": True,
-                "data": {
-                    "config": "cartpole",
-                    "seconds_per_run": 1.0,
-                    "order": "ABBA",
-                    "on": {"median": 2.0, "q1": 2.0, "q3": 2.0, "min": 2.0, "max": 2.0, "n": 1},
-                    "off": {"median": 2.0, "q1": 2.0, "q3": 2.0, "min": 2.0, "max": 2.0, "n": 1},
-                    "ratio": 1.0,
-                    "target": 0.99,
-                    "met": True,
-                },
-            }
-        )
-    )
-    again = render(tmp_path, previous)
-    assert earlier_text in again
-    assert "Ratio on/off (medians): **1.000**" in again
+def test_results_md_is_the_records_and_notes_rendered():
+    """benchmarks/RESULTS.md holds no number of its own: rendered again from benchmarks/raw/
+    and benchmarks/notes/ it is the same file (python -m suite.bench --render-only writes it)."""
+    bench = NOTES.parent
+    assert render(bench) == (bench / "RESULTS.md").read_text()
+
+
+def test_render_only_measures_nothing_and_writes_results_md(tmp_path):
+    data = {"seconds_per_run": 30.0, "env_steps_per_s": {"pendulum": 6016.0}}
+    record = {"row": "throughput", "measured_at": "then", "machine": "box", "quick": False}
+    record["data"] = data
+    bench = bench_dir(tmp_path, {"throughput": record})
+    assert main(["--render-only", "--out-dir", str(bench)]) == 0
+    text = (bench / "RESULTS.md").read_text()
+    assert "| `pendulum` | 6016 |" in text and "_Measured then on box._" in text
+    assert sorted(path.name for path in (bench / "raw").iterdir()) == ["throughput.json"]
 
 
 def test_interleaved_rates_warm_up_first_then_abba():

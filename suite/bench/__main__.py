@@ -72,7 +72,7 @@ def chosen_rows(text: str) -> list[str]:
 
 def write_results(out_dir: Path) -> Path:
     results = out_dir / "RESULTS.md"
-    results.write_text(render(out_dir, results.read_text() if results.exists() else ""))
+    results.write_text(render(out_dir))
     return results
 
 

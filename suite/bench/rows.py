@@ -240,15 +240,6 @@ def get_row(key: str) -> Row:
     raise UnknownRowError(f"unknown row {key!r}.{hint} Known: {', '.join(row_keys())}")
 
 
-def previous_sections(results_md_text: str) -> dict[str, str]:
-    """The body of each ``## title`` section of an existing RESULTS.md, by title."""
-    sections = {}
-    for chunk in results_md_text.split("\n## ")[1:]:
-        title, _, body = chunk.partition("\n")
-        sections[title.strip()] = body.strip("\n") + "\n"
-    return sections
-
-
 def render_section(row: Row, record: dict, notes_dir: Path) -> str:
     """A row's section body: when and where it was measured, its data, its run's note."""
     notes = load_notes(row.notes, notes_dir)
@@ -259,17 +250,16 @@ def render_section(row: Row, record: dict, notes_dir: Path) -> str:
     return "\n".join([*lines, *(["", run_note] if run_note else [])]) + "\n"
 
 
-def render(bench_dir: Path, previous: str = "") -> str:
-    """RESULTS.md from the raw records (``bench_dir/raw``) and the notes
-    (``bench_dir/notes``); a row without a record keeps its section of ``previous``."""
+def render(bench_dir: Path) -> str:
+    """RESULTS.md: the raw records (``bench_dir/raw``) and the notes (``bench_dir/notes``)
+    rendered, nothing else; a row without a record is "Not measured yet."."""
     raw_dir, notes_dir = bench_dir / RAW_DIR, bench_dir / NOTES_DIR
-    kept = previous_sections(previous)
     parts = [load_header(notes_dir)]
     for row in ROWS:
         parts.append(f"## {row.title}\n")
         path = raw_dir / f"{row.key}.json"
         if not path.exists():
-            parts.append(kept.get(row.title, "Not measured yet.\n"))
+            parts.append("Not measured yet.\n")
             continue
         parts.append(render_section(row, json.loads(path.read_text()), notes_dir))
     return "\n".join(parts)
