@@ -11,7 +11,7 @@ import pytest
 
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
 from suite.bench.curves import Curve
-from suite.bench.notes import Notes
+from suite.bench.notes import Notes, NotesError, load_notes, parse_notes
 from suite.bench.results_md import render_racing
 from suite.bench.rows import ROWS, get_row, render
 from suite.bench.summary import spread
@@ -285,7 +285,7 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
                        "whole_grid": {"replays": 100, "strengths": {"inconclusive": 79},
                                       "top_sets": {"N=4, K=10 | N=16, K=10": 28},
                                       "trials_median": 42.0, "trials_most": 48}}}  # fmt: skip
-    text = "\n".join(render_racing(data, Notes(None)))
+    text = "\n".join(render_racing(data, load_notes("racing", NOTES)))
     assert "from all 4 runs' trials: leaning 58, decisive 34 of 100; trials median 21" in text
     assert "whole grid: inconclusive 79 of 100; trials median 42, most 48" in text
     assert "14.8 s per trial, 17% of the run" in text
@@ -344,3 +344,16 @@ def test_a_race_replayed_from_its_own_trials_decides_as_it_did():
     assert found["replays"] + found["short_of_trials"] == 20
     assert 0.0 < found["in_top_set"] <= 1.0
     assert found["env_steps_share"]["median"] == pytest.approx(13e6 / 15e6, rel=0.01)
+
+
+def test_notes_parts_are_placed_by_name_and_run_notes_close_only_their_run():
+    notes = parse_notes(
+        "# Title, not rendered\n\n## probes\n<!-- where from -->\nkept: 1\n\n"
+        "## on the run of 2026-01-01T00:00\nThat run was overlapped.\n"
+    )
+    assert notes.part("probes") == "kept: 1"
+    assert notes.for_run("2026-01-01T00:00") == "That run was overlapped."
+    assert notes.for_run("2026-02-01T00:00") is None
+    with pytest.raises(NotesError, match=r"no part '## tuning' \(parts: probes"):
+        notes.part("tuning")
+    assert Notes(None).for_run("x") is None

@@ -83,7 +83,7 @@ def render_race(data: dict, notes: Notes) -> list[str]:
         f"env-steps ratio: {'n/a' if math.isnan(steps) else f'{steps:.2f}'}; target <= "
         f"{data['target']}: {_race_verdict(data)}.",
     ]
-    return [*lines, "", *notes.lines("tuning_probes")]
+    return [*lines, "", *notes.lines("tuning_probes"), "", *notes.lines("earlier_run")]
 
 
 def _seconds_budget(budget: dict) -> str:
@@ -289,7 +289,8 @@ def render_racing(data: dict, notes: Notes) -> list[str]:
     lines += _replays(data.get("replays"), len(data["races"]))
     lines += _k_race(data.get("k_race"))
     lines += _racing_limits(data)
-    return lines + _rebuild(data.get("rebuild"), reference.get("hand_over"))
+    lines += _rebuild(data.get("rebuild"), reference.get("hand_over"))
+    return [*lines, "", *notes.lines("pooled")]
 
 
 def _replays(found: dict | None, races: int) -> list[str]:

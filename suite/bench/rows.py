@@ -209,6 +209,7 @@ ROWS: tuple[Row, ...] = (
         title="9. Racing vs the full grid (continuous_nk --budget laptop, Pendulum)",
         measure=_racing,
         render=results_md.render_racing,
+        notes="racing",
     ),
     Row(
         key="search_cost",
