@@ -290,7 +290,7 @@ def render_racing(data: dict, notes: Notes) -> list[str]:
     lines += _k_race(data.get("k_race"))
     lines += _racing_limits(data)
     lines += _rebuild(data.get("rebuild"), reference.get("hand_over"))
-    return [*lines, "", *notes.lines("pooled")]
+    return [*lines, "", *notes.lines("pooled"), "", *notes.lines("reference_metrics")]
 
 
 def _replays(found: dict | None, races: int) -> list[str]:
