@@ -175,7 +175,7 @@ ROWS: tuple[Row, ...] = (
     ),
     Row(
         key="packing_laptop",
-        title="4b. Sweep packing, cartpole_nk --budget laptop (about 25 min)",
+        title="4b. Sweep packing, cartpole_nk --budget laptop",
         measure=_packing("laptop"),
         render=results_md.render_packing,
         notes="packing",
