@@ -2,8 +2,9 @@
 model predict them?
 
 CartPole with a slowed learner: every update takes 60 passes over its 200-step batch
-(``num_epochs``, real gradient steps, ~0.35 s on 2 cores), so the learner falls ~4x behind
-sampling (~11 batches/s) and each cell drops wherever RLlib 2.60's aggregation window lets it.
+(``num_epochs``, real gradient steps), so the learner falls behind sampling (each cell's arrival
+and learning rates are in its report's buffer section) and each cell drops wherever RLlib 2.60's
+aggregation window lets it.
 The grid crosses broadcast_interval in {1, 5, 20} with N in {1, 8} at K=1 (where the rule is
 exact: drops only when broadcast_interval > N, in practice >= N+2) and at K=2 (where updates on
 reused batches release the wait and the rates decide).
@@ -11,8 +12,8 @@ Expect: no drops in the K=1 cells with broadcast_interval <= N; drops in every o
 throughput falls as broadcast_interval falls. Each trial puts ~60 batches, enough for the
 model's steady state; the report prints the model's error against its stated bound. The cells
 that can drop at K=1 hang bare RLlib 2.60; the suite's deadlock guard releases them.
-Run: ``python -m suite.sweep aggregation_window`` (12 trials, ~8 min of training, ~12 min in
-all on 2 cores; results/example-aggregation_window-smoke is one such run).
+Run: ``python -m suite.sweep aggregation_window`` (12 trials; one such run is
+results/example-aggregation_window-smoke, and the README says how long it took on 2 cores).
 """
 
 from suite.sweep.spec import Budget, Sweep
@@ -29,7 +30,7 @@ SWEEP = Sweep(
             env_steps=12_000,
             seeds=1,
             max_trial_s=90.0,
-            description="12 trials x ~60 batches: the rule and the model checked in ~12 min",
+            description="12 trials x ~60 batches: the rule and the model checked",
         ),
     },
 )

@@ -25,7 +25,7 @@ SWEEP = Sweep(
             configs=("pong", "breakout"),
             axis_values={"n": (1, 4), "k": (1, 2)},
             with_baselines=False,
-            description="8 short trials on real ALE frames: the whole pipeline in ~6 min, 2 cores",
+            description="8 short trials on real ALE frames: the whole pipeline",
         ),
         "laptop": Budget(
             env_steps=40_000,
@@ -33,7 +33,7 @@ SWEEP = Sweep(
             configs=("pong",),
             axis_values={"n": (1, 4, 16), "k": (1, 2, 4, 8)},
             description="Pong, 12 cells + the baseline: buffer behaviour (drops, reuse, "
-            "throughput) in ~45 min; too few steps for returns to separate",
+            "throughput); too few steps for returns to separate",
         ),
         "full": Budget(
             env_steps=10_000_000,

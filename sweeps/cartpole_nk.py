@@ -24,7 +24,7 @@ SWEEP = Sweep(
             seeds=1,
             axis_values={"n": (1, 4), "k": (1, 2)},
             with_baselines=False,
-            description="4 tiny trials: the whole pipeline in about two minutes",
+            description="4 tiny trials: the whole pipeline",
         ),
         "laptop": Budget(
             env_steps=100_000,

@@ -27,12 +27,12 @@ SWEEP = Sweep(
         # Raced: every cell gets 3 seeds, cells confidently worse than another are dropped
         # (suite/stats/elimination.py), the rest get 5. The metric is the return at 500k env
         # steps, the policy a user gets for that many steps: by then the pendulum config
-        # (N=16, K=10) has left random play (about -1,200) on this machine, and a laptop runs a
-        # trial in under 2 minutes. The other metrics fail here (the reference run, seeds 0-4):
-        # no seed reaches the -300 threshold by 500k, so steps to threshold are all censored;
-        # K > 1 first dips below random play, so the area under the curve ties every cell at
-        # -1,180 to -1,260. For the same reason the first rung is not shorter: read at 100k or
-        # 200k steps, the reference ranks its 500k pick last of 6 (benchmarks/RESULTS.md row 9).
+        # (N=16, K=10) has left random play on this machine, and a trial fits a laptop. The
+        # other metrics fail here (the reference run, benchmarks/notes/racing.md): no seed
+        # reaches the threshold by 500k, so steps to threshold are all censored; K > 1 first
+        # dips below random play, so the area under the curve ties every cell. For the same
+        # reason the first rung is not shorter: read at fewer steps, the reference ranks its
+        # 500k pick last (benchmarks/raw/racing.json, data.earlier; RESULTS.md row 9).
         # ``--no-race`` runs all 6 cells x 5 seeds: the reference row 9 checks races against.
         "laptop": Budget(
             env_steps=500_000,
@@ -40,22 +40,23 @@ SWEEP = Sweep(
             configs=("pendulum",),
             axis_values={"n": (4, 16), "k": (1, 10, 32)},
             description="Pendulum race: 6 cells x 3 seeds x 500k steps, then 5 seeds for the "
-            "cells left; at most 50 min on 2 cores (all 30 trials if nothing is eliminated)",
+            "cells left (all 30 trials if nothing is eliminated)",
             race=Race((Rung(500_000, 3), Rung(500_000, 5))),
         ),
         # What a laptop can decide: K at the config's own N. N does not separate at this scale:
-        # all four runs of row 9 pooled (20 seeds per cell) tie N=4 and N=16 at K=10, so a race
-        # over N x K ends inconclusive however long it runs here. Replayed from those runs'
-        # measured trials (100 draws each; benchmarks/RESULTS.md row 9), this schedule gives a
-        # verdict --promote accepts in 92 of 100 (decisive 34, leaning 58), every one K=10; the
-        # 6-cell grid at the same seeds in 21 of 100. At most 24 trials: 41 min here, seeds 400-407.
+        # all four runs of row 9 pooled tie N=4 and N=16 at K=10 (benchmarks/notes/racing.md),
+        # so a race over N x K ends inconclusive however long it runs here. Replayed from those
+        # runs' measured trials, this schedule gives a verdict --promote accepts far more often
+        # than the 6-cell grid at the same seeds (benchmarks/raw/racing.json, data.k_race;
+        # RESULTS.md row 9). At most 24 trials (3 cells x 8 seeds); one run of it is
+        # results/example-continuous_nk-laptop_k-race.
         "laptop_k": Budget(
             env_steps=500_000,
             seeds=8,
             configs=("pendulum",),
             axis_values={"n": (16,), "k": (1, 10, 32)},
             description="Pendulum race over K at the config's N=16: 3 cells x 3 seeds x 500k "
-            "steps, then 5 and 8 seeds for the cells left; at most 45 min on 2 cores (41 measured)",
+            "steps, then 5 and 8 seeds for the cells left",
             race=Race((Rung(500_000, 3), Rung(500_000, 5), Rung(500_000, 8))),
         ),
         "full": Budget(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
 from suite.bench.curves import Curve
-from suite.bench.results_md import ROW_TITLES, render, render_racing
+from suite.bench.notes import Notes, NotesError, load_notes, parse_notes
+from suite.bench.results_md import render_racing
+from suite.bench.rows import ROWS, get_row, render
 from suite.bench.summary import spread
 from suite.bench.time_to_return import QUICK, Budget, summarize
 
@@ -95,6 +98,18 @@ def test_cli_bad_rows_is_one_line_and_exit_2(capsys):
     assert err.startswith("error: unknown --rows") and err.count("\n") == 1
 
 
+NOTES = Path(__file__).resolve().parents[1] / "benchmarks" / "notes"
+
+
+def bench_dir(tmp_path: Path, records: dict[str, dict] | None = None) -> Path:
+    """A bench directory: ``records`` as raw/<row>.json, the repository's notes."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "notes").symlink_to(NOTES)
+    for row, record in (records or {}).items():
+        (tmp_path / "raw" / f"{row}.json").write_text(json.dumps(record))
+    return tmp_path
+
+
 def test_render_marks_unmeasured_and_quick_rows(tmp_path):
     record = {
         "row": "report",
@@ -103,49 +118,38 @@ def test_render_marks_unmeasured_and_quick_rows(tmp_path):
         "quick": True,
         "data": {"seconds": {"250 x 1,000": 1.5}, "target": 10.0, "met": None},
     }
-    (tmp_path / "report.json").write_text(json.dumps(record))
-    text = render(tmp_path)
+    text = render(bench_dir(tmp_path, {"report": record}))
     assert "| 250 x 1,000 | 1.50 |" in text
     assert "--quick" in text
-    assert text.count("Not measured yet.") == len(ROW_TITLES) - 1
+    assert text.count("Not measured yet.") == len(ROWS) - 1
 
 
-def test_every_row_has_a_renderer_and_a_measure_branch():
-    from suite.bench.results_md import RENDERERS, ROW_TITLES
+def test_rows_are_one_registry_looked_up_by_name():
+    keys = [row.key for row in ROWS]
+    assert len(set(keys)) == len(keys) and len({row.title for row in ROWS}) == len(ROWS)
+    assert get_row("racing").title.startswith("9. ")
+    with pytest.raises(ValueError, match=r"Did you mean 'racing'.*Known: overhead"):
+        get_row("raceing")
+    for row in ROWS:
+        assert row.notes is None or (NOTES / f"{row.notes}.md").exists(), row.key
 
-    assert set(RENDERERS) == set(ROW_TITLES)
+
+def test_results_md_is_the_records_and_notes_rendered():
+    """benchmarks/RESULTS.md holds no number of its own: rendered again from benchmarks/raw/
+    and benchmarks/notes/ it is the same file (python -m suite.bench --render-only writes it)."""
+    bench = NOTES.parent
+    assert render(bench) == (bench / "RESULTS.md").read_text()
 
 
-def test_render_keeps_the_sections_of_rows_without_a_raw_record(tmp_path):
-    """A rerun of one row on a machine without the others' raw records keeps their text."""
-    first = render(tmp_path)
-    earlier_text = "_Measured long ago._\n\n| config | env steps/s |\n|---|---|\n| `x` | 1 |\n"
-    title = "7. Throughput of other configs (for sweep time estimates)"
-    previous = first.replace(f"## {title}\n\nNot measured yet.\n", f"## {title}\n\n{earlier_text}")
-    assert previous != first
-    (tmp_path / "guard.json").write_text(
-        json.dumps(
-            {
-                "row": "guard",
-                "measured_at": "now",
-                "machine": "here",
-                "quick": True,
-                "data": {
-                    "config": "cartpole",
-                    "seconds_per_run": 1.0,
-                    "order": "ABBA",
-                    "on": {"median": 2.0, "q1": 2.0, "q3": 2.0, "min": 2.0, "max": 2.0, "n": 1},
-                    "off": {"median": 2.0, "q1": 2.0, "q3": 2.0, "min": 2.0, "max": 2.0, "n": 1},
-                    "ratio": 1.0,
-                    "target": 0.99,
-                    "met": True,
-                },
-            }
-        )
-    )
-    again = render(tmp_path, previous)
-    assert earlier_text in again
-    assert "Ratio on/off (medians): **1.000**" in again
+def test_render_only_measures_nothing_and_writes_results_md(tmp_path):
+    data = {"seconds_per_run": 30.0, "env_steps_per_s": {"pendulum": 6016.0}}
+    record = {"row": "throughput", "measured_at": "then", "machine": "box", "quick": False}
+    record["data"] = data
+    bench = bench_dir(tmp_path, {"throughput": record})
+    assert main(["--render-only", "--out-dir", str(bench)]) == 0
+    text = (bench / "RESULTS.md").read_text()
+    assert "| `pendulum` | 6016 |" in text and "_Measured then on box._" in text
+    assert sorted(path.name for path in (bench / "raw").iterdir()) == ["throughput.json"]
 
 
 def test_interleaved_rates_warm_up_first_then_abba():
@@ -227,8 +231,7 @@ def test_render_atari_row_shows_both_samplers_both_rates_and_the_profile(tmp_pat
         "met": True,
     }
     record = {"row": "atari", "measured_at": "t", "machine": "m", "quick": False, "data": data}
-    (tmp_path / "atari.json").write_text(json.dumps(record))
-    text = render(tmp_path)
+    text = render(bench_dir(tmp_path, {"atari": record}))
     assert "**1.25** for the env runner with the policy, 2.00 with random actions" in text
     assert "(the env runner with the policy): **missed**" in text
     assert "| suite `pong` (native vector env) | 700 (" in text
@@ -282,7 +285,7 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
                        "whole_grid": {"replays": 100, "strengths": {"inconclusive": 79},
                                       "top_sets": {"N=4, K=10 | N=16, K=10": 28},
                                       "trials_median": 42.0, "trials_most": 48}}}  # fmt: skip
-    text = "\n".join(render_racing(data))
+    text = "\n".join(render_racing(data, load_notes("racing", NOTES)))
     assert "from all 4 runs' trials: leaning 58, decisive 34 of 100; trials median 21" in text
     assert "whole grid: inconclusive 79 of 100; trials median 42, most 48" in text
     assert "14.8 s per trial, 17% of the run" in text
@@ -297,8 +300,6 @@ def test_render_racing_says_the_best_case_and_the_earlier_rankings(tmp_path):
 
 def test_a_restricted_pool_races_only_its_cells():
     """The K-only race's replay: only the kept cells start trials, every replay is counted."""
-    from pathlib import Path
-
     from suite.bench import race_replay
     from suite.sweep.race.schedule import Race, Rung
 
@@ -318,8 +319,6 @@ def test_a_race_replayed_from_its_own_trials_decides_as_it_did():
     """The committed laptop race's 26 trials as the pool, drawn in the order the race ran them
     (rung 0 first): the replay must eliminate both K=1 cells at rung 0 as the race did, and
     spend the same env steps. Drawn at random, other rung-0 seeds may decide otherwise."""
-    from pathlib import Path
-
     from suite.bench import race_replay
     from suite.sweep.race.schedule import Race, Rung
 
@@ -345,3 +344,16 @@ def test_a_race_replayed_from_its_own_trials_decides_as_it_did():
     assert found["replays"] + found["short_of_trials"] == 20
     assert 0.0 < found["in_top_set"] <= 1.0
     assert found["env_steps_share"]["median"] == pytest.approx(13e6 / 15e6, rel=0.01)
+
+
+def test_notes_parts_are_placed_by_name_and_run_notes_close_only_their_run():
+    notes = parse_notes(
+        "# Title, not rendered\n\n## probes\n<!-- where from -->\nkept: 1\n\n"
+        "## on the run of 2026-01-01T00:00\nThat run was overlapped.\n"
+    )
+    assert notes.part("probes") == "kept: 1"
+    assert notes.for_run("2026-01-01T00:00") == "That run was overlapped."
+    assert notes.for_run("2026-02-01T00:00") is None
+    with pytest.raises(NotesError, match=r"no part '## tuning' \(parts: probes"):
+        notes.part("tuning")
+    assert Notes(None).for_run("x") is None

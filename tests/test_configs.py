@@ -188,3 +188,31 @@ def test_promote_writes_a_decided_cell_without_the_runs_seed_and_sizing(tmp_path
     )
     with pytest.raises(ValueError, match="tuned config of the library"):
         promote(spec, env="Pendulum-v1", sweep="x", expected="", evidence={}, name="pendulum")
+
+
+def test_expected_results_are_read_from_their_evidence_not_written_in_code():
+    import json
+    from pathlib import Path
+
+    record = json.loads(
+        (Path(__file__).resolve().parents[1] / "benchmarks" / "raw" / "race.json").read_text()
+    )
+    cartpole = record["data"]["configs"]["cartpole"]
+    found = get_config("cartpole").measured()
+    assert found.date == record["measured_at"] and record["machine"] in found.hardware
+    assert f"median {cartpole['seconds']['median']:.0f} s" in found.result
+    assert found.seeds == str(cartpole["seeds"])
+    assert get_config("cartpole").expected == found.result
+    baseline = get_config("pendulum_rllib").measured()
+    assert baseline.env_steps == "500,000 env steps" and "pendulum_continuous_nk" in baseline.source
+    assert "pendulum_search_laptop.json" in get_config("pendulum").measured().source
+
+
+def test_a_missing_evidence_file_is_said_not_guessed(tmp_path, monkeypatch):
+    from suite.configs.evidence import BENCH_RAW_VARIABLE
+
+    monkeypatch.setenv(BENCH_RAW_VARIABLE, str(tmp_path))
+    tuned = get_config("cartpole")
+    assert tuned.measured() is None
+    assert tuned.expected.startswith("see ") and tuned.expected.endswith("that file is missing")
+    assert get_config("pong").expected.startswith("not measured by us")

@@ -11,8 +11,8 @@ from suite.configs.registry import UnknownNameError
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.catalog import load_sweep, sweep_names
 from suite.sweep.planning.estimate import (
-    MEASURED_STEPS_PER_S,
     TRIAL_STARTUP_S,
+    measured_steps_per_s,
     sweep_seconds,
     trial_estimate,
 )
@@ -199,13 +199,32 @@ def test_concurrency_is_first_fit_over_nodes():
 
 
 def test_estimates_come_from_measured_rates_and_fill_slots():
-    rate = MEASURED_STEPS_PER_S["pong"]
+    rate = measured_steps_per_s("pong")
     estimate = trial_estimate("pong", 1, int(rate * 100), {})
     assert estimate.seconds == pytest.approx(TRIAL_STARTUP_S + 100.0)
     assert trial_estimate("pong", 1, 1000, {"pong": 100.0}).seconds == TRIAL_STARTUP_S + 10.0
     assert math.isnan(trial_estimate("halfcheetah", 1, 1000, {}).seconds)
     assert sweep_seconds([10, 10, 10, 10], 2) == 20
     assert sweep_seconds([30, 10, 10, 10], 2) == 30
+
+
+def test_measured_rates_are_read_from_the_benchmark_records(tmp_path, monkeypatch):
+    import json
+
+    from suite.configs.evidence import BENCH_RAW_VARIABLE
+
+    record = {"data": {"configs": {"pong": {"sampled": {"median": 250.0}}}}}
+    (tmp_path / "atari.json").write_text(json.dumps(record))
+    monkeypatch.setenv(BENCH_RAW_VARIABLE, str(tmp_path))
+    assert measured_steps_per_s("breakout") == 250.0  # Pong's rate, from row 3's record
+    estimate = trial_estimate("pong", 1, 2_500, {})
+    assert estimate.seconds == pytest.approx(TRIAL_STARTUP_S + 10.0)
+    with pytest.warns(UserWarning, match="no wall-time estimate for cartpole: .*race.json"):
+        missing = trial_estimate("cartpole", 1, 1000, {})  # no race.json here
+    assert math.isnan(missing.seconds)
+    assert missing.source == "no measured throughput: " + str(tmp_path / "race.json") + (
+        " (data.configs.cartpole.env_steps_per_s.median) is missing"
+    )
 
 
 def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):

@@ -1,8 +1,10 @@
 """``python -m suite.bench``: measure the benchmark rows and write benchmarks/RESULTS.md.
 
 Every row by default; ``--rows a,b`` reruns some (the others keep their last measurement, with
-its date, in benchmarks/raw/); ``--quick`` shrinks budgets for development and marks its rows.
-Run it under ``flock /tmp/ray-train.lock`` on a shared machine: it trains.
+its date, in benchmarks/raw/); ``--quick`` shrinks budgets for development and marks its rows;
+``--render-only`` measures nothing and writes RESULTS.md again from the raw records and the
+notes (benchmarks/notes/). Run it under ``flock /tmp/ray-train.lock`` on a shared machine: it
+trains (unless ``--render-only``).
 """
 
 from __future__ import annotations
@@ -13,71 +15,13 @@ import json
 import sys
 from pathlib import Path
 
-from suite.bench.results_md import ROW_TITLES, render
+from suite.bench.rows import RAW_DIR, MeasureOptions, get_row, render, row_keys
 
 BENCH_DIR = Path("benchmarks")
 
 
 class BenchArgumentError(ValueError):
     """A bad --rows value; the message lists the known rows."""
-
-
-def _with_ray(num_cpus: int, measure, *args):
-    """Run ``measure`` inside a fresh local Ray of ``num_cpus`` (declared) CPUs."""
-    import ray
-
-    # address="local": a new instance even if some other Ray cluster runs on this machine.
-    ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
-    try:
-        return measure(*args)
-    finally:
-        ray.shutdown()
-
-
-def measure_row(row: str, quick: bool, address: str | None, peers_long: bool = False) -> dict:
-    from suite.bench import (
-        atari_sampling,
-        gpu_scaling,
-        guard_overhead,
-        packing,
-        peers,
-        racing,
-        report_scale,
-        search_cost,
-        suite_overhead,
-        throughput,
-        time_to_return,
-    )
-
-    if row == "overhead":
-        return _with_ray(2, suite_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
-    if row == "race":
-        return _with_ray(time_to_return.DECLARED_CPUS, time_to_return.measure, quick)
-    if row == "atari":
-        args = (1, 30.0, 5.0) if quick else (2, 60.0, 15.0)
-        return _with_ray(atari_sampling.declared_cpus(), atari_sampling.measure, *args)
-    if row.startswith("packing_"):
-        return packing.measure(row.removeprefix("packing_"))
-    if row == "report":
-        sizes = ((250, 1_000),) if quick else report_scale.SIZES
-        seconds = report_scale.time_report_builds(sizes)
-        largest = seconds[max(seconds)]
-        return {
-            "seconds": {f"{t:,} x {i:,}": s for (t, i), s in seconds.items()},
-            "target": report_scale.TARGET_S,
-            "met": None if quick else largest < report_scale.TARGET_S,
-        }
-    if row == "throughput":
-        return _with_ray(2, throughput.measure, 15.0 if quick else 30.0)
-    if row == "racing":  # sweeps in their own processes, each with its own Ray
-        return racing.measure(quick)
-    if row == "guard":
-        return _with_ray(2, guard_overhead.measure, *((1, 15.0) if quick else (4, 20.0)))
-    if row == "search_cost":  # sweeps in their own processes, each with its own Ray
-        return search_cost.measure(quick)
-    if row == "peers":  # SB3 and sweeps in their own processes
-        return peers.measure(quick, include_long=peers_long)
-    return gpu_scaling.measure(address)
 
 
 def machine() -> str:
@@ -92,9 +36,14 @@ def machine() -> str:
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m suite.bench", description=__doc__)
-    every = ",".join(ROW_TITLES)
+    every = ",".join(row_keys())
     parser.add_argument("--rows", default=every, help=f"rows to measure (default all: {every})")
     parser.add_argument("--quick", action="store_true", help="tiny budgets, development only")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="measure nothing: write RESULTS.md from the raw records and notes as they are",
+    )
     parser.add_argument("--address", help="Ray cluster HOST:PORT for the gpu row")
     parser.add_argument(
         "--peers-long",
@@ -102,41 +51,55 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="the peers row also runs its long envs (HalfCheetah-v5 at 1M env steps, ~16 min per "
         'suite trial on 2 cores; needs pip install -e ".[mujoco]")',
     )
-    parser.add_argument("--out-dir", type=Path, default=BENCH_DIR, help="where RESULTS.md goes")
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=BENCH_DIR,
+        help="where RESULTS.md, raw/ (the records) and notes/ (the prose) are",
+    )
     return parser.parse_args(argv)
 
 
 def chosen_rows(text: str) -> list[str]:
     rows = [row.strip() for row in text.split(",") if row.strip()]
-    unknown = [row for row in rows if row not in ROW_TITLES]
+    unknown = [row for row in rows if row not in row_keys()]
     if unknown or not rows:
         raise BenchArgumentError(
-            f"unknown --rows {unknown or text!r}: choose from {', '.join(ROW_TITLES)}"
+            f"unknown --rows {unknown or text!r}: choose from {', '.join(row_keys())}"
         )
     return rows
+
+
+def write_results(out_dir: Path) -> Path:
+    results = out_dir / "RESULTS.md"
+    results.write_text(render(out_dir))
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
-        rows = chosen_rows(args.rows)
+        rows = [] if args.render_only else chosen_rows(args.rows)
     except BenchArgumentError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    raw_dir = args.out_dir / "raw"
+    raw_dir = args.out_dir / RAW_DIR
     raw_dir.mkdir(parents=True, exist_ok=True)
-    for row in rows:
-        print(f"{ROW_TITLES[row]} ...", flush=True)
+    options = MeasureOptions(quick=args.quick, address=args.address, peers_long=args.peers_long)
+    for key in rows:
+        row = get_row(key)
+        print(f"{row.title} ...", flush=True)
         record = {
-            "row": row,
+            "row": key,
             "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
             "machine": machine(),
             "quick": args.quick,
-            "data": measure_row(row, args.quick, args.address, args.peers_long),
+            "data": row.measure(options),
         }
-        (raw_dir / f"{row}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
-        results = args.out_dir / "RESULTS.md"
-        results.write_text(render(raw_dir, results.read_text() if results.exists() else ""))
+        (raw_dir / f"{key}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
+        write_results(args.out_dir)
+    if args.render_only:
+        write_results(args.out_dir)
     print(f"wrote {args.out_dir / 'RESULTS.md'}")
     return 0
 

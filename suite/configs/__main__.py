@@ -1,4 +1,5 @@
-"""``python -m suite.configs``: list the tuned configs, their defaults, expectations, sources."""
+"""``python -m suite.configs``: list the tuned configs, their defaults, expectations, sources,
+and, for each expectation we measured, the evidence it was read from."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from rich.console import Console
 from rich.table import Table
 
 from suite.configs.promoted import PromotedConfig, load_promoted
-from suite.configs.registry import all_configs
+from suite.configs.registry import TunedConfig, all_configs
 
 
 def main() -> None:
+    configs = all_configs()
     table = Table(title="Tuned APPO configs")
     for column in ("name", "env", "N", "K", "B", "threshold", "expected result", "source"):
         table.add_column(column, overflow="fold")
-    for tuned in all_configs():
+    for tuned in configs:
         table.add_row(
             tuned.name,
             tuned.env,
@@ -26,29 +28,42 @@ def main() -> None:
         )
     console = Console(width=160)
     console.print(table)
+    console.print(_measured_table(configs))
     promoted = load_promoted()
     if promoted:
         console.print(_evidence_table(promoted))
 
 
+def _measured_table(configs: tuple[TunedConfig, ...]) -> Table:
+    """Each measured expectation with what it was measured on, read from its evidence file."""
+    table = Table(title="Where each expected result was measured (read from the evidence)")
+    for column in ("name", "seeds", "env steps", "hardware", "date", "evidence"):
+        table.add_column(column, overflow="fold")
+    for tuned in configs:
+        if tuned.evidence is None:
+            continue
+        found = tuned.measured()
+        if found is None:
+            table.add_row(tuned.name, "", "", "", "", f"{tuned.evidence.pointer}: missing")
+            continue
+        table.add_row(
+            tuned.name, found.seeds, found.env_steps, found.hardware, found.date, found.source
+        )
+    return table
+
+
 def _evidence_table(promoted: list[PromotedConfig]) -> Table:
-    table = Table(title="Promoted configs: the evidence that decided them")
-    for column in ("name", "from", "settings", "verdict", "return (95% CI)", "run", "hardware"):
+    table = Table(title="Promoted configs: the run that decided them")
+    for column in ("name", "from", "settings", "verdict", "run"):
         table.add_column(column, overflow="fold")
     for config in promoted:
         evidence = config.evidence
-        point, low, high = evidence.get("return_iqm", [None] * 3)
-        hardware = evidence.get("hardware") or {}
         table.add_row(
             config.name,
             config.base,
             ", ".join(f"{key}={value}" for key, value in sorted(config.settings.items())),
             f"{evidence.get('verdict')}: {evidence.get('summary')}",
-            f"{point:.4g} ({low:.4g} to {high:.4g}) at {evidence.get('budget')}, "
-            f"{evidence.get('seeds')} seeds",
             _run_text(evidence),
-            f"{hardware.get('cpu_cores')} cores {hardware.get('cpu_model')}, "
-            f"{len(hardware.get('gpus') or [])} GPUs",
         )
     return table
 

@@ -9,22 +9,22 @@ from suite.configs.layers import base_appo, classic_control, continuous_control
 
 
 def cartpole() -> APPOConfig:
-    """CartPole-v1, tuned for a 2-core CPU-only machine.
+    """CartPole-v1, tuned for a 2-core CPU-only machine: one env runner of 4 envs and the
+    learner in the main process, N=1, K=2.
 
-    Expect: mean episode return 450 after a median 96 s of wall time (set-up included; 84-115 s
-    over 5 seeds; an earlier run of the same benchmark gave a median of 82 s) and ~210k env steps,
-    at ~2,700-3,000 env steps/s, with one env runner of 4 envs and the learner in the main process
-    (2 CPUs), N=1, K=2. Budget: 150 s or 2M env steps per trial.
-    Hardware: a 2-core AMD EPYC VM, no GPU. Source: measured by us, side by side with RLlib's
-    ``tuned_examples/appo/cartpole_appo.py`` settings (``cartpole_rllib``: 450 at a median of
-    269 s, 4 of 5 seeds within 300 s, with about the same env steps; the suite's config wins on
-    throughput, 0.36 of RLlib's wall time): row 2 of benchmarks/RESULTS.md, which also lists the
-    tuning probes that chose these settings.
+    Expect: see benchmarks/raw/race.json (row 2, ``data.configs.cartpole``): wall time and env
+    steps to its return threshold over the row's seeds, beside RLlib's own settings
+    (``cartpole_rllib``); ``python -m suite.configs`` shows them with the row's budget.
+    Hardware: 2 CPUs and no GPU, as given here; measured on the machine that record names.
+    Source: measured by us, side by side with RLlib's ``tuned_examples/appo/cartpole_appo.py``
+    settings; the tuning probes that chose these settings, and an earlier run of the row, are
+    in benchmarks/notes/race.md.
+    Run: ``python -m suite.sweep cartpole_nk --budget laptop``.
+
     broadcast_interval=1 (RLlib's default): with K=1 sampling and learning would run in
     lock-step and the buffer could never drop (every learner update() waits for one learner
     update; suite/rllib_buffer.py); at the tuned K=2 updates on reused batches release that wait,
     so drops depend on the rates. ``cartpole_nk`` sweeps N at 20 so that N can matter.
-    Run: ``python -m suite.sweep cartpole_nk --budget laptop``.
     """
     return (
         classic_control()
@@ -48,10 +48,15 @@ def cartpole_rllib() -> APPOConfig:
 
     The baseline the suite's ``cartpole`` config is benchmarked against: APPO defaults (2 env
     runners, 1 remote learner, N=8) plus K=2, vf_loss_coeff 0.05, entropy 0, shared layers.
-    Expect: return 450 within 2M env steps (that script's stop criterion).
+    Expect: see benchmarks/raw/race.json (row 2, ``data.configs.cartpole_rllib``), measured
+    beside ``cartpole``; ``python -m suite.configs`` shows it.
     Hardware: 4 CPUs and no GPU as written (main process, 2 env runners, 1 remote learner: 1 CPU
     each); the benchmark declares them to Ray on a 2-core machine, so its wall times there
     include that oversubscription.
+    Source: RLlib's ``tuned_examples/appo/cartpole_appo.py``, whose stop criterion is return 450
+    within 2M env steps.
+    Run: ``python -m suite.bench --rows race`` (against ``cartpole``).
+
     broadcast_interval=1 (RLlib's default, as the script leaves it): with K=2 drops depend on the
     rates; at K=1 the buffer could never drop (suite/rllib_buffer.py).
     """
@@ -73,13 +78,17 @@ def pendulum_rllib() -> APPOConfig:
     The baseline the suite's ``pendulum`` config (``suite/configs/registry.EVIDENCE_BACKED``) was
     searched from and is benchmarked against (row 11 of benchmarks/RESULTS.md): gamma 0.95,
     lambda 0.5, lr 3e-4, KL loss, IMPACT's N=16 with K=10, 500-step batches, 20 envs per env
-    runner. The script itself runs 4 env runners x 20 envs and
-    one learner and stops at return -300 (up to 100M env steps).
+    runner.
+    Expect: see suite/configs/promoted/pendulum_continuous_nk.json (``evidence``), a race over K
+    at this config's own N whose pick, N=16 and K=10, is exactly these settings; ``python -m
+    suite.configs`` shows it. The cell pooled over the four runs of row 9 is in
+    benchmarks/notes/racing.md, and this config's return at the search's budget on its held-out
+    seeds is suite/configs/promoted/pendulum_search_laptop.json (``config_return_iqm``).
     Hardware: 1 env runner and the learner in the main process, 2 CPUs, no GPU.
-    Expect: return -938 (IQM over 20 seeds) at 500k env steps on 2 cores (benchmarks/RESULTS.md
-    row 9, measured when ``pendulum`` had exactly these settings; the promoted config's
-    evidence file holds this config's return at 100k env steps on 7 held-out seeds).
-    Source: RLlib's pendulum_appo.py hyperparameters, unchanged.
+    Source: RLlib's pendulum_appo.py hyperparameters, unchanged; the script itself runs 4 env
+    runners x 20 envs and one learner and stops at return -300 (up to 100M env steps).
+    Run: ``python -m suite.bench --rows peers`` (row 11: beside ``pendulum`` and SB3's PPO).
+
     broadcast_interval=1 (RLlib's default): at K=1 the buffer could never drop
     (suite/rllib_buffer.py); at K=10 drops depend on the rates.
     """

@@ -8,15 +8,18 @@ from suite.configs.layers import continuous_control
 
 
 def halfcheetah() -> APPOConfig:
-    """HalfCheetah-v5 (MuJoCo), IMPACT's continuous setting N=16, K=20.
+    """HalfCheetah-v5 (MuJoCo), IMPACT's continuous setting N=16, K=20. Needs
+    ``pip install -e ".[mujoco]"``.
 
-    Expect: return 9000 within ~100M env steps, the stop criterion of RLlib's
-    ``tuned_examples/appo/halfcheetah_appo.py`` (hyperparameters from IMPACT, arXiv:1912.00167,
-    which uses K=32 for HalfCheetah; RLlib and we use K=20). Hardware: as given here, 2 CPUs and
-    no GPU (the learner in the main process, 1 env runner of 8 envs); RLlib's example trains its
-    local learner on one GPU (``num_gpus_per_learner=1``) with 32 envs per env runner, which a
-    sweep can ask for with num_gpus_per_learner.
-    Not yet measured by us. Needs ``pip install -e ".[mujoco]"``.
+    Expect: not measured by us yet.
+    Hardware: as given here, 2 CPUs and no GPU (the learner in the main process, 1 env runner of
+    8 envs); RLlib's example trains its local learner on one GPU (``num_gpus_per_learner=1``)
+    with 32 envs per env runner, which a sweep can ask for with num_gpus_per_learner.
+    Source: RLlib's ``tuned_examples/appo/halfcheetah_appo.py``, whose stop criterion is return
+    9000 within 100M env steps; hyperparameters from IMPACT (arXiv:1912.00167), which uses K=32
+    for HalfCheetah (RLlib and we use K=20).
+    Run: ``python -m suite.sweep continuous_nk --budget full`` (a cluster).
+
     broadcast_interval=1 (RLlib's default, as the script leaves it): at K=20 drops depend on the
     rates; at K=1 the buffer could never drop (suite/rllib_buffer.py).
     """

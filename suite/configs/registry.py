@@ -8,11 +8,13 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs import atari, classic, mujoco
-from suite.configs.promoted import LIBRARY_DIR, PromotedConfig, load_promoted
+from suite.configs.evidence import Evidence, Measured, PromotedEvidence, TimeToThreshold
+from suite.configs.promoted import LIBRARY_DIR, PromotedConfig, load_promoted, promoted_dir
 from suite.configs.settings import apply_settings, validate
 
 
@@ -33,8 +35,23 @@ class TunedConfig:
     family: str
     build: Callable[[], APPOConfig]
     threshold: float  # the return that counts as "reached" for time-to-threshold
-    expected: str  # one line; the builder's docstring has the full statement
     source: str
+    # Where our measurement of what to expect lives (a benchmark record or a promoted config's
+    # evidence); python -m suite.configs reads the result from there. None: not measured by us.
+    evidence: Evidence | None = None
+    claim: str = ""  # without evidence: what is promised, and by whom (no number of ours)
+
+    def measured(self) -> Measured | None:
+        """The expected result read from the evidence; None without evidence or its file."""
+        return self.evidence.measured(self.threshold) if self.evidence else None
+
+    @property
+    def expected(self) -> str:
+        """One line: the measured result, or the claim when nothing of ours measured it."""
+        if self.evidence is None:
+            return self.claim
+        found = self.measured()
+        return found.result if found else f"see {self.evidence.pointer}: that file is missing"
 
     @property
     def default_n(self) -> int:
@@ -56,8 +73,8 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="classic",
         build=classic.cartpole,
         threshold=450.0,
-        expected="return 450 in ~96 s (median of 5 seeds), 2 cores",
-        source="measured by us: benchmarks/RESULTS.md",
+        source="measured by us, beside cartpole_rllib: benchmarks/RESULTS.md row 2",
+        evidence=TimeToThreshold("cartpole"),
     ),
     TunedConfig(
         name="cartpole_rllib",
@@ -65,8 +82,8 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="classic",
         build=classic.cartpole_rllib,
         threshold=450.0,
-        expected="return 450 within 2M steps (RLlib's stop criterion)",
-        source="RLlib tuned_examples/appo/cartpole_appo.py",
+        source="RLlib tuned_examples/appo/cartpole_appo.py; measured by us: RESULTS.md row 2",
+        evidence=TimeToThreshold("cartpole_rllib"),
     ),
     TunedConfig(
         name="pendulum_rllib",
@@ -74,10 +91,9 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="classic",
         build=classic.pendulum_rllib,
         threshold=-300.0,
-        expected=(
-            "return -938 (IQM, 20 seeds) at 500k steps on 2 cores; RLlib's script stops at -300"
-        ),
-        source="RLlib tuned_examples/appo/pendulum_appo.py hyperparameters, 1 env runner",
+        source="RLlib tuned_examples/appo/pendulum_appo.py hyperparameters, 1 env runner; "
+        "measured with exactly these settings: promoted pendulum_continuous_nk",
+        evidence=PromotedEvidence("pendulum_continuous_nk"),
     ),
     TunedConfig(
         name="pong",
@@ -85,7 +101,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="atari",
         build=atari.pong,
         threshold=18.0,
-        expected="return 20 within 10M steps (cluster)",
+        claim="not measured by us: RLlib's pong_appo.py stops at return 20 within 10M steps",
         source="RLlib tuned_examples/appo/pong_appo.py",
     ),
     TunedConfig(
@@ -94,7 +110,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="atari",
         build=atari.pong_rllib,
         threshold=18.0,
-        expected="return 20 within 10M steps (RLlib's stop criterion)",
+        claim="not measured by us: RLlib's stop criterion, return 20 within 10M steps",
         source="RLlib tuned_examples/appo/pong_appo.py, unchanged",
     ),
     TunedConfig(
@@ -103,7 +119,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="atari",
         build=atari.breakout,
         threshold=100.0,
-        expected="none promised yet (10M steps, cluster)",
+        claim="none promised yet (10M steps, cluster)",
         source="IMPACT arXiv:1912.00167; pong_appo.py params",
     ),
     TunedConfig(
@@ -112,7 +128,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="atari",
         build=atari.space_invaders,
         threshold=500.0,
-        expected="none promised yet (10M steps, cluster)",
+        claim="none promised yet (10M steps, cluster)",
         source="IMPACT arXiv:1912.00167; pong_appo.py params",
     ),
     TunedConfig(
@@ -121,7 +137,8 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="mujoco",
         build=mujoco.halfcheetah,
         threshold=3000.0,
-        expected="return 9000 within ~100M steps on GPU (not yet measured)",
+        claim="not measured by us: RLlib's halfcheetah_appo.py stops at return 9000 within "
+        "100M steps (GPU)",
         source="RLlib tuned_examples/appo/halfcheetah_appo.py; IMPACT",
     ),
 )
@@ -143,7 +160,8 @@ def all_configs() -> tuple[TunedConfig, ...]:
     """The library's configs, its evidence-backed names, then the promoted configs (read from
     disk on each call)."""
     backed = tuple(_evidence_backed(name) for name in EVIDENCE_BACKED)
-    return TUNED_CONFIGS + backed + tuple(_as_tuned(p) for p in load_promoted())
+    promoted = tuple(_as_tuned(p, promoted_dir()) for p in load_promoted())
+    return TUNED_CONFIGS + backed + promoted
 
 
 def _backing(name: str) -> PromotedConfig:
@@ -154,7 +172,7 @@ def _backing(name: str) -> PromotedConfig:
 
 
 def _evidence_backed(name: str) -> TunedConfig:
-    tuned = _as_tuned(_backing(name))
+    tuned = _as_tuned(_backing(name), LIBRARY_DIR)
     return dataclasses.replace(tuned, name=name, source=f"{tuned.name}: {tuned.source}")
 
 
@@ -178,7 +196,8 @@ def get_config(name: str) -> TunedConfig:
     raise unknown_name_error("config", name, [t.name for t in configs])
 
 
-def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
+def _as_tuned(promoted: PromotedConfig, folder: Path) -> TunedConfig:
+    """A promoted config (read from ``folder``) as a tuned config whose evidence is its file."""
     base = _library_config(promoted.base)
     evidence = promoted.evidence
     source = (
@@ -187,8 +206,9 @@ def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
     )
     build = functools.partial(_build_promoted, promoted.base, dict(promoted.settings))
     # Like every tuned config's builder, it says what it is for and what to expect.
+    found = PromotedEvidence(promoted.name, folder)
     build.__doc__ = (
-        f"{promoted.env}: {source}.\n\nExpect {promoted.expected}.\n{_hardware_text(evidence)}"
+        f"{promoted.env}: {source}.\n\nExpect: see {found.pointer}.\n{_hardware_text(evidence)}"
     )
     return TunedConfig(
         name=promoted.name,
@@ -196,8 +216,8 @@ def _as_tuned(promoted: PromotedConfig) -> TunedConfig:
         family=base.family,
         build=build,
         threshold=base.threshold,
-        expected=promoted.expected,
         source=source,
+        evidence=found,
     )
 
 

@@ -3,33 +3,38 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from suite.configs.evidence import RecordValue
 from suite.store import schema
 from suite.store.files import read_parquet
 
-# Env steps/s of one trial with the config's own env runners, measured on a 2-core CPU machine by
-# ``python -m suite.bench`` (benchmarks/RESULTS.md): cartpole and cartpole_rllib from row 2 (median
-# over its seeds), pong and pong_rllib from row 3, pendulum from row 7. Breakout and SpaceInvaders
-# share Pong's rate: the ALE and the network cost the same per frame. Configs missing here get no
-# estimate rather than a guess.
+# Env steps/s of one trial with the config's own env runners, read from the benchmark records
+# ``python -m suite.bench`` writes (benchmarks/raw/<row>.json, rendered in benchmarks/RESULTS.md;
+# measured on 2 cores): cartpole and cartpole_rllib from row 2 (median over its seeds), pong and
+# pong_rllib from row 3, pendulum from row 7 (measured when pendulum had pendulum_rllib's
+# settings: ``python -m suite.bench --rows throughput`` measures today's). Breakout and
+# SpaceInvaders share Pong's rate: the ALE and the network cost the same per frame. A config
+# missing here, or whose record is missing, gets no estimate rather than a guess, and the
+# estimate's source names the record.
 MEASURED_STEPS_PER_S = {
-    "cartpole": 3000.0,
-    "cartpole_rllib": 960.0,
-    "pendulum": 6000.0,
-    "pong": 510.0,
-    "pong_rllib": 350.0,
-    "breakout": 510.0,
-    "space_invaders": 510.0,
+    "cartpole": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
+    "cartpole_rllib": RecordValue("race", "data.configs.cartpole_rllib.env_steps_per_s.median"),
+    "pendulum": RecordValue("throughput", "data.env_steps_per_s.pendulum"),
+    "pong": RecordValue("atari", "data.configs.pong.sampled.median"),
+    "pong_rllib": RecordValue("atari", "data.configs.pong_rllib.sampled.median"),
+    "breakout": RecordValue("atari", "data.configs.pong.sampled.median"),
+    "space_invaders": RecordValue("atari", "data.configs.pong.sampled.median"),
 }
 MEASURED_ENV_RUNNERS = {"cartpole_rllib": 2, "pong_rllib": 2}  # the rest were measured with 1
 TRIAL_STARTUP_S = 15.0  # building env runners and learners, measured on CartPole and Pong
 FAR_BEYOND_S = 24 * 3600.0
-MEASURED_SOURCE = "measured on 2 cores"  # a rate from MEASURED_STEPS_PER_S
+MEASURED_SOURCE = "measured on 2 cores"  # a rate from a record of MEASURED_STEPS_PER_S
 
 
 def measured_rates(results_root: Path) -> dict[str, float]:
@@ -51,6 +56,20 @@ def measured_rates(results_root: Path) -> dict[str, float]:
     return per_runner.groupby(table["config_name"]).median().to_dict()
 
 
+def measured_steps_per_s(config_name: str) -> float | None:
+    """The config's env steps/s from its benchmark record; None when it has none (a missing
+    record is warned about: the dry run would only say the time is unknown)."""
+    where = MEASURED_STEPS_PER_S.get(config_name)
+    rate = None if where is None else where.read()
+    if where is not None and rate is None:
+        warnings.warn(
+            f"no wall-time estimate for {config_name}: {where.describe()} is missing "
+            f"(python -m suite.bench --rows {where.row} writes it)",
+            stacklevel=2,
+        )
+    return rate
+
+
 @dataclass(frozen=True)
 class TrialEstimate:
     seconds: float  # NaN when no throughput for this config was ever measured
@@ -63,9 +82,12 @@ def trial_estimate(
     runners = max(env_runners, 1)
     if config_name in earlier_per_runner:
         rate, source = earlier_per_runner[config_name] * runners, "earlier runs in results/"
-    elif config_name in MEASURED_STEPS_PER_S:
-        per_runner = MEASURED_STEPS_PER_S[config_name] / MEASURED_ENV_RUNNERS.get(config_name, 1)
+    elif (measured := measured_steps_per_s(config_name)) is not None:
+        per_runner = measured / MEASURED_ENV_RUNNERS.get(config_name, 1)
         rate, source = per_runner * runners, MEASURED_SOURCE
+    elif config_name in MEASURED_STEPS_PER_S:
+        record = MEASURED_STEPS_PER_S[config_name].describe()
+        return TrialEstimate(math.nan, f"no measured throughput: {record} is missing")
     else:
         return TrialEstimate(math.nan, "no measured throughput")
     return TrialEstimate(TRIAL_STARTUP_S + env_steps / rate, source)

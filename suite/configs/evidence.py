@@ -1,0 +1,198 @@
+"""Where the tuned configs' measured numbers live, and reading them there.
+
+Two kinds of files hold them, and nothing else does: the benchmark records
+``python -m suite.bench`` writes (``benchmarks/raw/<row>.json``, rendered as
+benchmarks/RESULTS.md) and the promoted configs' evidence (``suite/configs/promoted/<name>.json``,
+written by ``--promote``). A config names its evidence (``TunedConfig.evidence``); its docstring
+points to the same file; ``python -m suite.configs`` reads the result from it with the hardware,
+seeds, env steps and date it was measured at. A missing file is said, never guessed around.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from suite.configs.promoted import LIBRARY_DIR
+from suite.humanize import fmt
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+BENCH_RAW_VARIABLE = "SUITE_BENCH_RAW_DIR"  # where the benchmark records are, if not the repo's
+
+
+def bench_raw_dir() -> Path:
+    default = REPOSITORY / "benchmarks" / "raw"
+    return Path(os.environ.get(BENCH_RAW_VARIABLE) or default)
+
+
+def shown_path(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(REPOSITORY))
+    except ValueError:
+        return str(path)
+
+
+def read_json(path: Path) -> dict | None:
+    """The JSON object in ``path``; None when there is no such file."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON ({error})") from None
+
+
+def value_at(data, key: str):
+    """``data``'s value at a dotted ``key`` (``configs.cartpole.seconds.median``; a number
+    indexes a list)."""
+    found = data
+    for part in key.split("."):
+        try:
+            found = found[int(part)] if isinstance(found, list) else found[part]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise KeyError(f"no {key!r}: {part!r} is not there") from None
+    return found
+
+
+def bench_record(row: str) -> dict | None:
+    """The raw record of benchmark row ``row``, or None when it is missing."""
+    return read_json(bench_raw_dir() / f"{row}.json")
+
+
+@dataclass(frozen=True)
+class RecordValue:
+    """One number in a benchmark record: ``benchmarks/raw/<row>.json`` at ``key``."""
+
+    row: str
+    key: str  # dotted, below the record's top level: data.configs.pong.sampled.median
+
+    @property
+    def path(self) -> Path:
+        return bench_raw_dir() / f"{self.row}.json"
+
+    def read(self) -> float | None:
+        """The number; None when the record is missing (a missing key is an error)."""
+        record = bench_record(self.row)
+        return None if record is None else float(value_at(record, self.key))
+
+    def describe(self) -> str:
+        return f"{shown_path(self.path)} ({self.key})"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A config's expected result as its evidence states it, and where it was measured."""
+
+    result: str
+    seeds: str
+    env_steps: str
+    hardware: str
+    date: str
+    source: str  # the file (and key) it was read from
+
+
+class Evidence(Protocol):
+    """Where a config's expected result was measured."""
+
+    @property
+    def pointer(self) -> str:
+        """The file (and where in it) a reader opens: the docstring's Expect names it."""
+        ...
+
+    def measured(self, threshold: float) -> Measured | None:
+        """The result, read now; None when the file is missing."""
+        ...
+
+
+@dataclass(frozen=True)
+class TimeToThreshold:
+    """Benchmark row 2's record for one config: time and env steps to its return threshold."""
+
+    config: str
+    row: str = "race"
+
+    @property
+    def pointer(self) -> str:
+        return f"{shown_path(bench_raw_dir() / f'{self.row}.json')} (data.configs.{self.config})"
+
+    def measured(self, threshold: float) -> Measured | None:
+        record = bench_record(self.row)
+        if record is None:
+            return None
+        data = record["data"]
+        found, budget = data["configs"][self.config], data["budget"]
+        seconds = _seconds_budget(budget, self.config)
+        return Measured(
+            result=(
+                f"return {threshold:g} after a median {_number(found['seconds']['median'])} s "
+                f"(seeds from {_seconds(found['seconds']['min'])} to "
+                f"{_seconds(found['seconds']['max'])}) and "
+                f"{_number(found['env_steps']['median'])} env steps; "
+                f"{found['reached']} of {found['seeds']} seeds reached it; "
+                f"{_number(found['env_steps_per_s']['median'])} env steps/s"
+            ),
+            seeds=str(found["seeds"]),
+            env_steps=f"{budget['env_steps']:,} or {seconds:g} s per trial, whichever first",
+            hardware=f"{record['machine']}, {data['declared_cpus']} CPUs declared to Ray",
+            date=record["measured_at"],
+            source=self.pointer,
+        )
+
+
+def _seconds_budget(budget: dict, config: str) -> float:
+    """The row's trial seconds for ``config``: RLlib's own settings get their own."""
+    rllib = budget.get("rllib_seconds", budget["seconds"])
+    return rllib if config.endswith("_rllib") else budget["seconds"]
+
+
+def _number(value: float) -> str:
+    return fmt(value, decimals=0, infinite="not reached")
+
+
+def _seconds(value: float) -> str:
+    return _number(value) + ("" if value == float("inf") else " s")
+
+
+@dataclass(frozen=True)
+class PromotedEvidence:
+    """A promoted config's evidence file, ``<folder>/<name>.json``: the run that decided it."""
+
+    name: str
+    folder: Path = LIBRARY_DIR
+
+    @property
+    def path(self) -> Path:
+        return self.folder / f"{self.name}.json"
+
+    @property
+    def pointer(self) -> str:
+        return f"{shown_path(self.path)} (evidence)"
+
+    def measured(self, threshold: float) -> Measured | None:
+        promoted = read_json(self.path)
+        if promoted is None:
+            return None
+        evidence = promoted["evidence"]
+        point, low, high = evidence["return_iqm"]
+        hardware = evidence.get("hardware") or {}
+        gpus = len(hardware.get("gpus") or [])
+        return Measured(
+            result=(
+                f"return {fmt(point, decimals=0)} (IQM, 95% CI {fmt(low, decimals=0)} to "
+                f"{fmt(high, decimals=0)}) at {evidence.get('budget')}, {evidence.get('verdict')}"
+            ),
+            seeds=str(evidence.get("seeds")),
+            env_steps=str(evidence.get("budget")),
+            hardware=(
+                f"{hardware.get('cpu_cores')} cores ({hardware.get('cpu_model')}), {gpus} GPUs"
+                if hardware
+                else "not recorded"
+            ),
+            date=str(evidence.get("promoted_at")),
+            source=f"{shown_path(self.path)}: run {evidence.get('run_id')} of "
+            f"{evidence.get('sweep')}",
+        )
