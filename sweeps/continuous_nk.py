@@ -26,9 +26,10 @@ SWEEP = Sweep(
         ),
         # Raced: every cell gets 3 seeds, cells confidently worse than another are dropped
         # (suite/stats/elimination.py), the rest get 5. The metric is the return at 500k env
-        # steps, the policy a user gets for that many steps: by then the pendulum config
-        # (N=16, K=10) has left random play on this machine, and a trial fits a laptop. The
-        # other metrics fail here (the reference run, benchmarks/notes/racing.md): no seed
+        # steps, the policy a user gets for that many steps: by then RLlib's settings
+        # (``pendulum_rllib``, N=16, K=10, what ``pendulum`` was when row 9 ran) have left
+        # random play on this machine, and a trial fits a laptop. The other metrics fail there
+        # (the reference run, benchmarks/notes/racing.md): no seed
         # reaches the threshold by 500k, so steps to threshold are all censored; K > 1 first
         # dips below random play, so the area under the curve ties every cell. For the same
         # reason the first rung is not shorter: read at fewer steps, the reference ranks its

@@ -17,15 +17,15 @@ from suite.store.files import read_parquet
 # Env steps/s of one trial with the config's own env runners, read from the benchmark records
 # ``python -m suite.bench`` writes (benchmarks/raw/<row>.json, rendered in benchmarks/RESULTS.md;
 # measured on 2 cores): cartpole and cartpole_rllib from row 2 (median over its seeds), pong and
-# pong_rllib from row 3, pendulum from row 7 (measured when pendulum had pendulum_rllib's
-# settings: ``python -m suite.bench --rows throughput`` measures today's). Breakout and
+# pong_rllib from row 3, pendulum_rllib from row 7 (measured as ``pendulum``, when it had these
+# settings; the searched ``pendulum`` has no measured rate yet). Breakout and
 # SpaceInvaders share Pong's rate: the ALE and the network cost the same per frame. A config
 # missing here, or whose record is missing, gets no estimate rather than a guess, and the
 # estimate's source names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
     "cartpole_rllib": RecordValue("race", "data.configs.cartpole_rllib.env_steps_per_s.median"),
-    "pendulum": RecordValue("throughput", "data.env_steps_per_s.pendulum"),
+    "pendulum_rllib": RecordValue("throughput", "data.env_steps_per_s.pendulum"),
     "pong": RecordValue("atari", "data.configs.pong.sampled.median"),
     "pong_rllib": RecordValue("atari", "data.configs.pong_rllib.sampled.median"),
     "breakout": RecordValue("atari", "data.configs.pong.sampled.median"),
