@@ -3,7 +3,7 @@
 seeds beside the config itself (``python -m suite.report RUN --promote``)."""
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.spaces import THIRD_OF_TWO_CORES, classic_discrete
+from suite.sweep.search.spaces import SB3_PPO_DEFAULTS, THIRD_OF_TWO_CORES, classic_discrete
 from suite.sweep.spec import Budget, Sweep
 
 # Asked first: PPO's settings for CartPole in rl-zoo3's hyperparams/ppo.yml (gamma 0.98, lambda
@@ -11,25 +11,14 @@ from suite.sweep.spec import Budget, Sweep
 # SB3's separate 64x64 tanh MLPs) at the space's nearest values (256-step batches and minibatches
 # and 20 epochs there), carried over to APPO without reuse (N=1, K=1). A starting point the
 # sampler then moves from; it is scored and validated like any suggestion, never trusted.
-PPO_LIKE = {
+PPO_LIKE = SB3_PPO_DEFAULTS | {
     "lr": 1e-3,
     "gamma": 0.98,
     "lambda": 0.8,
-    "clip_param": 0.2,
-    "vf_loss_coeff": 0.5,
-    "entropy_coeff": 0.0,
-    "grad_clip": 0.5,
     "num_epochs": 10,
-    "target_network_update_freq": 1,
-    "n": 1,
-    "k": 1,
     "train_batch_size_per_learner": 500,
     "minibatch_size": 250,
     "num_envs_per_env_runner": 8,
-    "model.fcnet_hiddens": [64, 64],
-    "model.fcnet_activation": "tanh",
-    "model.vf_share_layers": False,
-    "observation_filter": "none",
 }
 
 SWEEP = Sweep(

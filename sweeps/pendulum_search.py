@@ -7,7 +7,7 @@ itself, and only that validation decides (``python -m suite.report RUN --promote
 """
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.spaces import THIRD_OF_TWO_CORES, classic_continuous
+from suite.sweep.search.spaces import SB3_PPO_DEFAULTS, THIRD_OF_TWO_CORES, classic_continuous
 from suite.sweep.spec import Budget, Sweep
 
 # Asked first: PPO's settings for Pendulum in rl-zoo3's hyperparams/ppo.yml (gamma 0.9, lambda
@@ -16,27 +16,16 @@ from suite.sweep.spec import Budget, Sweep
 # free log std; SB3's gSDE exploration has no RLlib counterpart), carried over to
 # APPO without reuse (N=1, K=1) and without the KL loss. A starting point the sampler then moves
 # from; it is scored and validated like any suggestion, never trusted.
-PPO_LIKE = {
+PPO_LIKE = SB3_PPO_DEFAULTS | {
     "lr": 1e-3,
     "gamma": 0.9,
     "lambda": 0.95,
-    "clip_param": 0.2,
-    "vf_loss_coeff": 0.5,
-    "entropy_coeff": 0.0,
-    "grad_clip": 0.5,
     "num_epochs": 10,
-    "target_network_update_freq": 1,
-    "n": 1,
-    "k": 1,
     "train_batch_size_per_learner": 4000,
     "minibatch_size": 100,
     "num_envs_per_env_runner": 4,
-    "model.fcnet_hiddens": [64, 64],
-    "model.fcnet_activation": "tanh",
-    "observation_filter": "none",
     "use_kl_loss": False,
     "model.free_log_std": True,
-    "model.vf_share_layers": False,
 }
 
 SWEEP = Sweep(
@@ -57,10 +46,11 @@ SWEEP = Sweep(
             search=Search(classic_continuous(), suggestions=3, startup_suggestions=3),
         ),
         # Sized for an hour on 2 cores: suggestions for 20 minutes, then the validation (40
-        # trials, uncapped, about half an hour). A search trial gets 180 s at a third of the cores
-        # for its 100k steps, about a minute on the whole machine (SB3's PPO with rl-zoo3's
-        # settings takes that long): slower suggestions are "too slow", and TPE learns to avoid
-        # them. 5 random suggestions before TPE's model, not 8: 20 minutes hold about 8.
+        # trials, uncapped; results/example-pendulum_search-laptop holds how long each took). A
+        # search trial gets 180 s at a third of the cores for its 100k steps (row 11 has SB3's
+        # wall time for them): slower suggestions are "too slow", and TPE learns to avoid
+        # them. 5 random suggestions before TPE's model, not the default 8: 20 minutes hold few
+        # more suggestions than that (the example run's search.json lists them).
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,
