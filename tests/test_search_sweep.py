@@ -28,6 +28,7 @@ import pandas as pd
 import pytest
 from sweep_process import read_trials, run_dirs, start_sweep, wait_until
 
+from suite.configs.axes import SEED
 from suite.report import search
 from suite.store import schema
 from suite.store.files import read_parquet, write_parquet
@@ -213,10 +214,12 @@ def _rewrite_held_out(run_dir, target, returns_by_suggestion) -> None:
     iterations = read_parquet(target / schema.ITERATIONS_FILE)
     trials = read_parquet(target / schema.TRIALS_FILE).set_index("trial_id")
     held_out = trials[trials["phase"] == "validation"]
-    rng = np.random.default_rng(0)
     for trial_id, row in held_out.iterrows():
         mask = iterations["trial_id"] == trial_id
-        value = returns_by_suggestion(int(row["suggestion"])) + rng.normal(0, 5)
+        # the noise is the seed's, so suggestions differ by exactly their truths on every seed
+        # whatever order the store lists its trials in
+        noise = np.random.default_rng(int(row[SEED.name])).normal(0, 5)
+        value = returns_by_suggestion(int(row["suggestion"])) + noise
         iterations.loc[mask, "episode_return_mean"] = value
     write_parquet(target / schema.ITERATIONS_FILE, iterations)
 
@@ -224,7 +227,7 @@ def _rewrite_held_out(run_dir, target, returns_by_suggestion) -> None:
 def test_promote_writes_a_pick_that_beats_the_config_with_its_held_out_evidence(searched, tmp_path):
     run_dir = searched.run_dir
     store = tmp_path / "store"
-    # 2 and 3 are 1 apart under noise of sd 5: either may be the pick, the other its tie
+    # 2 and 3 are 1 apart on every seed under noise of sd 5: 2 is the pick, 3 its tie
     _rewrite_held_out(run_dir, store, lambda sid: {0: 20.0, 1: 60.0, 2: 200.0, 3: 199.0}[sid])
     done = _promote(store, tmp_path / "promoted")
     assert done.returncode == 0, done.stderr
