@@ -23,9 +23,9 @@ from suite.report import (
     window,
 )
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
-from suite.report.cell import Shown
+from suite.report.cell import Shown, learners_text, sampling_text
 from suite.report.evidence import evidence_section, pooled_evidence
-from suite.report.formatting import fmt, learners_text, plural, sampling_text
+from suite.report.formatting import fmt, plural
 from suite.report.reliability import guard_releases, reliability
 from suite.report.verdict_section import (
     budget_text,

@@ -2,7 +2,9 @@
 
 A cell is one env x setting of every sweep axis (``analysis.CELL``). Its label always shows N
 and K, and shows every other axis that varies in the run; ``Shown`` is decided once per page,
-so the verdict, the race, the evidence figures and the buffer tables call a cell the same.
+so the verdict, the race, the evidence figures and the buffer tables call a cell the same; its
+learners and its sampling read the same wherever the page names them (``learners_text``,
+``sampling_text``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from suite.report.formatting import learners_text, sampling_text
+from suite.humanize import plural
 
 HARDWARE = ("num_learners", "num_gpus_per_learner")
 SAMPLING = ("num_env_runners", "num_envs_per_env_runner")
@@ -70,3 +72,14 @@ class Cell:
         if shown.hardware:
             text += f" ({learners_text(self.num_learners, self.num_gpus_per_learner)})"
         return text
+
+
+def learners_text(num_learners: float, gpus_per_learner: float) -> str:
+    """RLlib's num_learners=0 means one learner inside the main process: the local learner."""
+    learners = "local learner" if num_learners == 0 else plural(int(num_learners), "learner")
+    gpus = "CPU" if gpus_per_learner == 0 else f"{gpus_per_learner:g} GPU per learner"
+    return f"{learners}, {gpus}"
+
+
+def sampling_text(num_env_runners: float, num_envs_per_env_runner: float) -> str:
+    return f"{num_env_runners:g} env runners × {num_envs_per_env_runner:g} envs"

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from suite.report.formatting import fmt, learners_text
+from suite.report.cell import learners_text
+from suite.report.formatting import fmt
 from suite.store.schema import FINISHED
 
 COLUMNS = [  # (column, header, shown below 900 px)
