@@ -255,7 +255,7 @@ def test_the_direction_check_finds_a_backward_import(tmp_path):
     root = toy_suite(
         tmp_path,
         {
-            "store": "def later():\n    from suite.report.budget import read_at_budget\n",
+            "store": "def later():\n    from suite.report.analysis.budget import read_at_budget\n",
             "report": "from suite.stats.metrics import mean\n",
             "sweep": "import suite.report.build\n",
         },

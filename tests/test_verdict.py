@@ -5,9 +5,16 @@ import pytest
 from known_truth import CARTPOLE, PONG, known_truth_run
 
 from suite.report import build_report
+from suite.report.analysis.verdict import (
+    DECISIVE,
+    INCONCLUSIVE,
+    LEANING,
+    CellScores,
+    Context,
+    judge,
+)
+from suite.report.analysis.verdicts import verdicts
 from suite.report.build import prepared_trials
-from suite.report.verdict import DECISIVE, INCONCLUSIVE, LEANING, CellScores, Context, judge
-from suite.report.verdict_section import verdicts
 from suite.store.reader import load_run
 
 

@@ -19,9 +19,10 @@ from pathlib import Path
 
 from suite.bench import race_replay, rebuild
 from suite.bench.sweep_runs import run_sweep
-from suite.report import budget, trial_table
+from suite.report import trial_table
+from suite.report.analysis import budget
+from suite.report.analysis.verdicts import AXES, env_verdict_cells
 from suite.report.build import prepared_trials
-from suite.report.verdict_section import AXES, env_verdict_cells
 from suite.store import schema
 from suite.store.reader import load_run
 from suite.sweep.driver.runner import CHECKPOINT_EVERY_ITERATIONS

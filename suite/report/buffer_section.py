@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from suite.report import analysis, buffer_model, figures
-from suite.report.advice import Rates, cell_advice, standing
+from suite.report import figures
+from suite.report.analysis import buffer_model, metrics
+from suite.report.analysis.advice import Rates, cell_advice, standing
+from suite.report.analysis.verdict import Verdict
 from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt, plural
 from suite.report.rllib_counter import rllib_note
-from suite.report.verdict import Verdict
 
 MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
 LIFETIME = [
@@ -71,23 +72,23 @@ def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     """Per N x K x broadcast_interval cell of one env x hardware: the steady-state medians over
     its finished trials, and the model's predictions where both rates are known (NaN elsewhere).
     Computed once per env x hardware and shared by its settings and the aggregation section."""
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
-        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
-    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.CELL])
+        return pd.DataFrame(columns=[*metrics.CELL, "trials"])
+    steady = steady_state(rows, done).join(done.set_index("trial_id")[metrics.CELL])
     if steady.empty:
-        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
+        return pd.DataFrame(columns=[*metrics.CELL, "trials"])
     numeric = steady.replace([np.inf, -np.inf], np.nan)
-    cells = numeric.groupby(analysis.CELL).median(numeric_only=True).reset_index()
-    cells["trials"] = steady.groupby(analysis.CELL).size().to_numpy()
+    cells = numeric.groupby(metrics.CELL).median(numeric_only=True).reset_index()
+    cells["trials"] = steady.groupby(metrics.CELL).size().to_numpy()
     usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
     usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
     if usable.empty:
         return cells
     predicted = buffer_model.predict_grid(usable)
-    columns = [*analysis.CELL, "predicted_drop_fraction", "predicted_reuse"]
-    return cells.merge(predicted[columns], on=analysis.CELL, how="left")
+    columns = [*metrics.CELL, "predicted_drop_fraction", "predicted_reuse"]
+    return cells.merge(predicted[columns], on=metrics.CELL, how="left")
 
 
 def buffer_section(
@@ -101,7 +102,7 @@ def buffer_section(
 ) -> dict:
     """One setting's diagnostics; ``cells``: its rows of ``steady_cells``; ``verdict``: its
     env's, which the advice must not contradict."""
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
         return {"reason": "No finished trial recorded an iteration in this setting."}

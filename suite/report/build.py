@@ -11,29 +11,20 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import (
-    analysis,
-    budget,
-    glossary,
-    race,
-    scope,
-    search,
-    sections,
-    trial_table,
-    window,
-)
-from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
-from suite.report.cell import Shown, learners_text, sampling_text
-from suite.report.evidence import evidence_section, pooled_evidence
-from suite.report.formatting import fmt, plural
-from suite.report.reliability import guard_releases, reliability
-from suite.report.verdict_section import (
+from suite.report import glossary, race, scope, search, sections, trial_table, window
+from suite.report.analysis import budget, metrics
+from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
     varies,
     verdicts,
     why_missing,
 )
+from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
+from suite.report.cell import Shown, learners_text, sampling_text
+from suite.report.evidence import evidence_section, pooled_evidence
+from suite.report.formatting import fmt, plural
+from suite.report.reliability import guard_releases, reliability
 from suite.store import schema
 from suite.store.reader import RunData, load_run
 from suite.store.schema import TrialStatus
@@ -134,21 +125,21 @@ def report_context(run: RunData) -> dict:
     ks = sorted(trials["k"].unique())  # one colour per K across the page
     judged = verdicts(trials, shown)
     by_env = {item["scope"]: item["verdict"] for item in judged}
-    cells = analysis.cell_table(trials)
+    cells = metrics.cell_table(trials)
     norms = normalizations(trials)
     scales = sections.heatmap_scales(cells, norms, trials)
     steady = {
         key: steady_cells(_of_trials(run.iterations, group), group)
         for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
     }
-    sampling = varies(trials, analysis.SAMPLING)
+    sampling = varies(trials, metrics.SAMPLING)
     settings = [
         _setting(
             run, setting_trials, cells, scales, key, steady[key[:-1]], sampling, shown, by_env, ks
         )
         for key, setting_trials in trials.groupby(SETTING, sort=True)
     ]
-    failed = trials[trials["status"] != analysis.FINISHED]
+    failed = trials[trials["status"] != metrics.FINISHED]
     aggregation = [
         _aggregation(run, group, cells, key, steady[key], sampling)
         for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
@@ -178,7 +169,7 @@ def report_context(run: RunData) -> dict:
 
 
 # A report section per env x hardware x sampling x broadcast_interval: each shows one N x K grid.
-HARDWARE_SETTING = ["env", *analysis.HARDWARE, *analysis.SAMPLING]
+HARDWARE_SETTING = ["env", *metrics.HARDWARE, *metrics.SAMPLING]
 SETTING = [*HARDWARE_SETTING, "broadcast_interval"]
 
 
@@ -194,7 +185,7 @@ def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFra
 
 
 def _counts(trials: pd.DataFrame) -> dict:
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     return {
         "trials": plural(len(trials), "trial"),
         "finished": len(done),
@@ -233,7 +224,7 @@ def _setting(
     missing = {
         (n, k): why_missing(group)
         for (n, k), group in trials.groupby(["n", "k"])
-        if group[analysis.FINAL_RETURN.column].isna().all()
+        if group[metrics.FINAL_RETURN.column].isna().all()
     }
     return {
         "id": re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-"),
@@ -269,7 +260,7 @@ def _aggregation(
     mine = _matching(cells, HARDWARE_SETTING, key)
     releases = guard_releases(run.iterations, trials)
     if releases is not None and len(steady):
-        steady = steady.merge(releases, on=analysis.CELL, how="left")
+        steady = steady.merge(releases, on=metrics.CELL, how="left")
     order = trial_table.order_note(run.metadata)
     return {
         "title": title,
@@ -312,7 +303,7 @@ def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame, missing: dict) -> str
     low, high = int(cells["seeds"].min()), int(cells["seeds"].max())
     seeds = plural(low, "seed") if low == high else f"{low}–{high} seeds"
     note = f"n = {seeds} per N×K cell, {plural(len(cells), 'cell')}"
-    failed = int((trials["status"] != analysis.FINISHED).sum())
+    failed = int((trials["status"] != metrics.FINISHED).sum())
     if failed:
         note += f"; {plural(failed, 'unfinished trial')} left out of the statistics"
     if missing:

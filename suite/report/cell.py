@@ -1,9 +1,9 @@
 """A cell of the sweep grid as one value, and the one way the report names it.
 
-A cell is one env x setting of every sweep axis (``analysis.CELL``). Its label always shows N
-and K, and shows every other axis that varies in the run; ``Shown`` is decided once per page,
-so the verdict, the race, the evidence figures and the buffer tables call a cell the same; its
-learners and its sampling read the same wherever the page names them (``learners_text``,
+A cell is one env x setting of every sweep axis (``analysis.metrics.CELL``). Its label always
+shows N and K, and shows every other axis that varies in the run; ``Shown`` is decided once per
+page, so the verdict, the race, the evidence figures and the buffer tables call a cell the same;
+its learners and its sampling read the same wherever the page names them (``learners_text``,
 ``sampling_text``).
 """
 

@@ -10,31 +10,31 @@ from pathlib import Path
 
 import pandas as pd
 
-from suite.report import analysis
+from suite.report.analysis import metrics
 from suite.report.build import default_report_path, prepared_trials, render
 from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt
 from suite.store.reader import StoreError, load_run
 
 COMPARED = (
-    analysis.FINAL_RETURN,
-    analysis.THROUGHPUT,
-    analysis.DROP_FRACTION,
-    analysis.REUSE,
+    metrics.FINAL_RETURN,
+    metrics.THROUGHPUT,
+    metrics.DROP_FRACTION,
+    metrics.REUSE,
 )
 MOVED, STILL, UNJUDGED = "moved", "within CIs", "cannot judge: fewer than 2 seeds"
 
 
 def compare_table(cells_a: pd.DataFrame, cells_b: pd.DataFrame) -> pd.DataFrame:
     """One row per cell x metric present in both runs, with the change and a judgement."""
-    both = cells_a.merge(cells_b, on=analysis.CELL, suffixes=("_a", "_b"))
+    both = cells_a.merge(cells_b, on=metrics.CELL, suffixes=("_a", "_b"))
     rows = []
     for record in both.to_dict("records"):
         for metric in COMPARED:
             a = [record[f"{metric.column}_{part}_a"] for part in ("point", "low", "high")]
             b = [record[f"{metric.column}_{part}_b"] for part in ("point", "low", "high")]
             rows.append(
-                {key: record[key] for key in analysis.CELL}
+                {key: record[key] for key in metrics.CELL}
                 | {"metric": metric.label, "a": a, "b": b, "judgement": _judge(a, b)}
             )
     return pd.DataFrame(rows)
@@ -52,12 +52,12 @@ EVERY_AXIS = Shown(broadcast_interval=True, hardware=True)  # two runs' grids ma
 
 
 def unmatched_cells(cells_a: pd.DataFrame, cells_b: pd.DataFrame, a_name, b_name) -> list[str]:
-    keys_a = set(map(tuple, cells_a[analysis.CELL].to_numpy().tolist()))
-    keys_b = set(map(tuple, cells_b[analysis.CELL].to_numpy().tolist()))
+    keys_a = set(map(tuple, cells_a[metrics.CELL].to_numpy().tolist()))
+    keys_b = set(map(tuple, cells_b[metrics.CELL].to_numpy().tolist()))
     found = []
     for keys, name in ((keys_a - keys_b, a_name), (keys_b - keys_a, b_name)):
         for key in sorted(keys):
-            cell = dict(zip(analysis.CELL, key, strict=True))
+            cell = dict(zip(metrics.CELL, key, strict=True))
             found.append(f"{cell['env']} · {Cell.of(cell).label(EVERY_AXIS)} (only in {name})")
     return found
 
@@ -74,8 +74,8 @@ def build_comparison(run_a: str | Path, run_b: str | Path, out_path=None) -> Pat
             f"{a.path} is sweep {a.sweep!r} but {b.path} is sweep {b.sweep!r}; "
             "compare two runs of the same sweep"
         )
-    cells_a = analysis.cell_table(prepared_trials(a))
-    cells_b = analysis.cell_table(prepared_trials(b))
+    cells_a = metrics.cell_table(prepared_trials(a))
+    cells_b = metrics.cell_table(prepared_trials(b))
     table = compare_table(cells_a, cells_b)
     if table.empty:
         raise StoreError(

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import analysis, figures
+from suite.report import figures
+from suite.report.analysis import metrics
 from suite.report.cell import Cell, Shown
 from suite.stats import (
     Interval,
@@ -44,12 +45,12 @@ def evidence_section(trials: pd.DataFrame, title: str, shown: Shown, ks: list) -
 
 def _scores(trials: pd.DataFrame) -> dict[Cell, np.ndarray]:
     """Per cell, the returns at the budget of its finished trials (cells without any left out)."""
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     found = {}
-    for key, group in done.groupby(analysis.CELL, sort=True):
-        values = np.sort(group[analysis.FINAL_RETURN.column].dropna().to_numpy(float))
+    for key, group in done.groupby(metrics.CELL, sort=True):
+        values = np.sort(group[metrics.FINAL_RETURN.column].dropna().to_numpy(float))
         if values.size:
-            found[Cell.of(dict(zip(analysis.CELL, key, strict=True)))] = values
+            found[Cell.of(dict(zip(metrics.CELL, key, strict=True)))] = values
     return found
 
 

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import analysis, figures
+from suite.report import figures
+from suite.report.analysis import metrics
 from suite.report.cell import Cell, Shown
 from suite.report.formatting import fmt
 from suite.stats import probability_of_improvement_ci
@@ -170,10 +171,10 @@ def improvement_text(leader: list[float], cell: list[float]) -> str:
 
 
 def _scores_text(scores: list[float]) -> str:
-    """Seeds and IQM, as the verdict and the heatmaps compute it (``analysis.interval``)."""
+    """Seeds and IQM, as the verdict and the heatmaps compute it (``metrics.interval``)."""
     if not scores:
         return "no score"
-    return f"{len(scores)} seeds, IQM {fmt(analysis.interval(np.asarray(scores)).point)}"
+    return f"{len(scores)} seeds, IQM {fmt(metrics.interval(np.asarray(scores)).point)}"
 
 
 def _spent_by_cell(race: dict) -> dict[tuple[str, int], float]:

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import analysis
+from suite.report.analysis import metrics
 from suite.store import schema
 from suite.store.schema import TrialStatus
 
@@ -24,7 +24,7 @@ DEADLOCK_EXPLAINED = (
     "where plain RLlib 2.60 would have hung. benchmarks/repro/circular_buffer_deadlock.py "
     "reproduces it with plain RLlib."
 )
-CELL = analysis.CELL
+CELL = metrics.CELL
 GUARD = "deadlock_guard_releases_lifetime"
 PREDATES_GUARD_COUNTER = (
     "This store predates the deadlock guard's release counter, so releases are not known."

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from suite.humanize import fmt, plural
-from suite.report import analysis
-from suite.report.verdict import DECISIVE, LEANING
+from suite.report.analysis import metrics
+from suite.report.analysis.verdict import DECISIVE, LEANING
 
 UPDATES = "learner_updates"  # per learner, at the trial's last iteration
 
@@ -30,13 +30,13 @@ def with_learner_updates(trials: pd.DataFrame, iterations: pd.DataFrame) -> pd.D
 
 def never_broadcast(trials: pd.DataFrame) -> pd.DataFrame:
     """The finished trials whose learner made fewer updates than their broadcast_interval."""
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     return done[done[UPDATES] < done["broadcast_interval"]]
 
 
 def no_broadcast_text(env_trials: pd.DataFrame) -> str:
     """Why an env's trials cannot compare N or K ("" when some trial broadcast weights)."""
-    done = analysis.finished(env_trials)
+    done = metrics.finished(env_trials)
     silent = never_broadcast(env_trials)
     if done.empty or len(silent) < len(done):
         return ""
@@ -62,9 +62,9 @@ def first_screen(run, trials: pd.DataFrame, verdicts: list[dict]) -> dict:
 
 
 def _can_show(trials: pd.DataFrame, budget: str) -> str:
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     steps = trials["budget_env_steps"].dropna()
-    seeds = done.groupby(analysis.CELL)["seed"].nunique()
+    seeds = done.groupby(metrics.CELL)["seed"].nunique()
     at = f"{fmt(float(steps.max()))} env steps" if len(steps) else "its budget"
     low, high = (int(seeds.min()), int(seeds.max())) if len(seeds) else (0, 0)
     per_cell = plural(low, "seed") if low == high else f"{low}–{high} seeds"
@@ -83,7 +83,7 @@ def _cannot_show(trials: pd.DataFrame) -> list[str]:
     found = []
     for env, group in trials.groupby("env", sort=True):
         silent = never_broadcast(group)
-        done = analysis.finished(group)
+        done = metrics.finished(group)
         if len(silent):
             share = "each trial" if len(silent) == len(done) else f"{len(silent)} of {len(done)}"
             found.append(
@@ -92,13 +92,13 @@ def _cannot_show(trials: pd.DataFrame) -> list[str]:
                 "so no new policy reached the env runners"
                 + (": it cannot compare N or K." if len(silent) == len(done) else ".")
             )
-        if group[analysis.FINAL_RETURN.column].isna().all():
+        if group[metrics.FINAL_RETURN.column].isna().all():
             steps = fmt(float(group["budget_env_steps"].max()))
             found.append(
                 f"{env}: no trial finished an episode by {steps} env steps, so there is no "
                 "return to compare."
             )
-    seeds = analysis.finished(trials).groupby(analysis.CELL)["seed"].nunique()
+    seeds = metrics.finished(trials).groupby(metrics.CELL)["seed"].nunique()
     if len(seeds) and seeds.max() < 2:
         found.append(
             "One seed per cell: no confidence intervals, so no two cells can be told apart."

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from suite.report import analysis, figures
+from suite.report import figures
+from suite.report.analysis import metrics
 from suite.report.formatting import fmt, plural
 from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 
@@ -18,7 +19,7 @@ from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
     return [
         (int(row.n), int(row.k), int(row.broadcast_interval))
-        for row in cells[analysis.BUFFER_AXES].itertuples()
+        for row in cells[metrics.BUFFER_AXES].itertuples()
     ]
 
 
@@ -59,7 +60,7 @@ def aggregation_section(
 ) -> dict:
     """The section for one env x hardware setting: rows, rule check and the N verdict;
     ``steady``: its ``steady_cells`` rows, optionally with ``guard_releases``; ``cells``: its
-    ``analysis.cell_table`` rows (for the return at the budget); ``order``: how trials ran."""
+    ``metrics.cell_table`` rows (for the return at the budget); ``order``: how trials ran."""
     measured = steady[steady["trials"] > 0] if len(steady) else steady
     if measured.empty:
         return {
@@ -102,7 +103,7 @@ def aggregation_section(
 def throughput_notes(steady: pd.DataFrame, cells: pd.DataFrame, seeds: str, order: str) -> list:
     """Per N x K: what going from the lowest to the highest broadcast_interval did to sampled
     and trained env steps/s and to the return, with the seeds and run order behind it."""
-    returns = cells.set_index(analysis.BUFFER_AXES)[f"{analysis.FINAL_RETURN.column}_point"]
+    returns = cells.set_index(metrics.BUFFER_AXES)[f"{metrics.FINAL_RETURN.column}_point"]
     notes = []
     for (n, k), group in steady.groupby(["n", "k"], sort=True):
         if group["broadcast_interval"].nunique() < 2:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from suite.report import analysis
+from suite.humanize import fmt, plural
+from suite.report.analysis import metrics
+from suite.report.analysis.normalize import Normalization, normalization
+from suite.report.analysis.verdict import INCONCLUSIVE, CellScores, Context, judge
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt, plural
-from suite.report.normalize import Normalization, normalization
 from suite.report.scope import UPDATES, no_broadcast_text
-from suite.report.verdict import INCONCLUSIVE, CellScores, Context, judge
 from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
 from suite.store.schema import TrialStatus
 
-AXES = [axis for axis in analysis.CELL if axis != "env"]
+AXES = [axis for axis in metrics.CELL if axis != "env"]
 STATUS_WHY = {
     TrialStatus.ERROR: "failed",
     TrialStatus.STALLED: "stalled",
@@ -50,7 +50,7 @@ def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
 def _normalization(env_trials: pd.DataFrame) -> Normalization:
     env = env_trials["env"].iloc[0]
     threshold = _threshold(env_trials)
-    lowest = env_trials[analysis.FINAL_RETURN.column].min()
+    lowest = env_trials[metrics.FINAL_RETURN.column].min()
     return normalization(env, threshold, float(lowest) if pd.notna(lowest) else 0.0)
 
 
@@ -69,15 +69,15 @@ def cell_scores(env_trials: pd.DataFrame, shown: Shown) -> dict[tuple, CellScore
     env = env_trials["env"].iloc[0]
     for key, group in env_trials.groupby(AXES, sort=True):
         label = Cell.of({"env": env, **dict(zip(AXES, key, strict=True))}).label(shown)
-        scores = np.sort(analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy())
+        scores = np.sort(metrics.finished(group)[metrics.FINAL_RETURN.column].dropna().to_numpy())
         cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
     return cells
 
 
 def why_missing(group: pd.DataFrame) -> str:
     """Why a cell has no score at the budget: its trials failed, stalled, or saw no episode."""
-    statuses = set(group["status"]) - {analysis.FINISHED}
-    if statuses and group["status"].ne(analysis.FINISHED).all():
+    statuses = set(group["status"]) - {metrics.FINISHED}
+    if statuses and group["status"].ne(metrics.FINISHED).all():
         return " / ".join(sorted(STATUS_WHY.get(status, status.lower()) for status in statuses))
     first = group["first_episode_env_steps"].min()
     late = f" (the first finished at {fmt(float(first))})" if pd.notna(first) else ""
@@ -101,7 +101,7 @@ def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> dict:
 
 def drop_notes(env_trials: pd.DataFrame) -> list[str]:
     """Where this env's trials vary N but no cell can drop a batch (``suite.rllib_buffer``)."""
-    done = analysis.finished(env_trials).drop_duplicates(analysis.BUFFER_AXES)
+    done = metrics.finished(env_trials).drop_duplicates(metrics.BUFFER_AXES)
     cells = [(int(r.n), int(r.k), int(r.broadcast_interval)) for r in done.itertuples()]
     if not n_cannot_matter(cells):
         return []
@@ -114,8 +114,8 @@ def drop_notes(env_trials: pd.DataFrame) -> list[str]:
 def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
     if threshold is None:
         return "This env has no return threshold."
-    done = analysis.finished(env_trials)
-    reached = int(done[analysis.STEPS_TO_THRESHOLD.column].notna().sum())
+    done = metrics.finished(env_trials)
+    reached = int(done[metrics.STEPS_TO_THRESHOLD.column].notna().sum())
     return (
         f"{reached} of {plural(len(done), 'finished trial')} reached the return threshold "
         f"{fmt(threshold)} within {budget_text(env_trials)}."
