@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from suite.report import figures
 from suite.report.analysis import buffer_model, metrics
 from suite.report.analysis.advice import Rates, cell_advice, standing
 from suite.report.analysis.verdict import Verdict
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt, plural
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt, plural
 from suite.report.rllib_counter import rllib_note
 
 MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build

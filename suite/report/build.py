@@ -11,7 +11,7 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import glossary, race, scope, search, sections, trial_table, window
+from suite.report import race, scope, search, trial_table
 from suite.report.analysis import budget, metrics
 from suite.report.analysis.verdicts import (
     budget_text,
@@ -23,7 +23,8 @@ from suite.report.analysis.verdicts import (
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.cell import Shown, learners_text, sampling_text
 from suite.report.evidence import evidence_section, pooled_evidence
-from suite.report.formatting import fmt, plural
+from suite.report.presentation import glossary, sections, window
+from suite.report.presentation.formatting import fmt, plural
 from suite.report.reliability import guard_releases, reliability
 from suite.store import schema
 from suite.store.reader import RunData, load_run
@@ -83,7 +84,7 @@ def default_report_path(run: RunData, suffix: str = "") -> Path:
 
 def render(template: str, context: dict) -> str:
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("suite.report", "templates"),
+        loader=jinja2.PackageLoader("suite.report.presentation", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
     )

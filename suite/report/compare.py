@@ -13,7 +13,7 @@ import pandas as pd
 from suite.report.analysis import metrics
 from suite.report.build import default_report_path, prepared_trials, render
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt
+from suite.report.presentation.formatting import fmt
 from suite.store.reader import StoreError, load_run
 
 COMPARED = (

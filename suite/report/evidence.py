@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import figures
 from suite.report.analysis import metrics
 from suite.report.cell import Cell, Shown
+from suite.report.presentation import figures
 from suite.stats import (
     Interval,
     interquartile_mean,

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import figures
 from suite.report.analysis import metrics
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt
 from suite.stats import probability_of_improvement_ci
 
 RULE = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from suite.report.formatting import fmt, plural
+from suite.report.presentation.formatting import fmt, plural
 
 RELATION_TOLERANCE = 0.02  # relative: a ratio this close to a relation matches it
 

@@ -14,9 +14,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
-from suite.report import figures
 from suite.report.analysis import budget
-from suite.report.formatting import fmt
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt
 from suite.stats.validation import Validation, iqm_interval, validate
 from suite.store.reader import RunData
 from suite.store.schema import INCUMBENT, TrialStatus

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from suite.report.cell import learners_text
-from suite.report.formatting import fmt
+from suite.report.presentation.formatting import fmt
 from suite.store.schema import FINISHED
 
 COLUMNS = [  # (column, header, shown below 900 px)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from suite.report import figures
 from suite.report.analysis import metrics
 from suite.report.analysis.curves import bands, run_curves
 from suite.report.analysis.normalize import Normalization
-from suite.report.formatting import fmt
-from suite.report.heatmap import heatmap
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt
+from suite.report.presentation.heatmap import heatmap
 
 MAX_CURVES_PER_CELL = 50  # enough for a stable IQM band; keeps 1,000-trial reports fast
 CURVE_AXES = (("env_steps", "env steps"), ("wall_time_s", "wall time (s)"))

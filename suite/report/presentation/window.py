@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from suite.report import figures
 from suite.report.analysis import metrics
-from suite.report.formatting import fmt, plural
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt, plural
 from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
 
 
