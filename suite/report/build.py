@@ -11,8 +11,8 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import race, scope, search, trial_table
-from suite.report.analysis import budget, metrics
+from suite.report import race, search, trial_table
+from suite.report.analysis import broadcast, budget, metrics
 from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
@@ -23,7 +23,7 @@ from suite.report.analysis.verdicts import (
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.cell import Shown, learners_text, sampling_text
 from suite.report.evidence import evidence_section, pooled_evidence
-from suite.report.presentation import glossary, sections, window
+from suite.report.presentation import first_screen, glossary, sections, window
 from suite.report.presentation.formatting import fmt, plural
 from suite.report.reliability import guard_releases, reliability
 from suite.store import schema
@@ -114,7 +114,7 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
     planned = race.final_env_steps(run.race) or budget.planned_env_steps(run.metadata)
     trials = race.final_trials(run.trials, run.race)
     trials = budget.with_budget_metrics(trials, run.iterations, planned)
-    trials = scope.with_learner_updates(trials, run.iterations)
+    trials = broadcast.with_learner_updates(trials, run.iterations)
     details = trial_table.trial_details(run.path, trials["trial_id"])
     return trial_table.with_run_order(trials, details)
 
@@ -150,7 +150,7 @@ def report_context(run: RunData) -> dict:
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "verdicts": judged,
-        "first_screen": scope.first_screen(run, trials, judged),
+        "first_screen": first_screen.first_screen(run, trials, judged),
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),
@@ -245,7 +245,7 @@ def _setting(
             ks,
         ),
         "settings_note": _rate_settings(trials),
-        "returns_folded": scope.no_broadcast_text(trials),
+        "returns_folded": broadcast.no_broadcast_text(trials),
     }
 
 

@@ -7,10 +7,10 @@ import pandas as pd
 
 from suite.humanize import fmt, plural
 from suite.report.analysis import metrics
+from suite.report.analysis.broadcast import UPDATES, no_broadcast_text
 from suite.report.analysis.normalize import Normalization, normalization
 from suite.report.analysis.verdict import INCONCLUSIVE, CellScores, Context, judge
 from suite.report.cell import Cell, Shown
-from suite.report.scope import UPDATES, no_broadcast_text
 from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
 from suite.store.schema import TrialStatus
 

@@ -1,9 +1,6 @@
 """What a run was for, what it can and cannot show, and what to run next: the report's first
-screen, from run.json and the tables alone.
-
-A trial whose learner made fewer updates than broadcast_interval never sent new weights to its
-env runners (RLlib broadcasts them every broadcast_interval updates), so every episode it
-recorded is the initial policy's: such trials cannot compare N or K, whatever their seeds.
+screen, from run.json and the tables alone (whether trials broadcast weights:
+``analysis.broadcast``).
 """
 
 from __future__ import annotations
@@ -14,38 +11,8 @@ import pandas as pd
 
 from suite.humanize import fmt, plural
 from suite.report.analysis import metrics
+from suite.report.analysis.broadcast import UPDATES, listed, never_broadcast
 from suite.report.analysis.verdict import DECISIVE, LEANING
-
-UPDATES = "learner_updates"  # per learner, at the trial's last iteration
-
-
-def with_learner_updates(trials: pd.DataFrame, iterations: pd.DataFrame) -> pd.DataFrame:
-    """``trials`` plus ``learner_updates``: the samples each learner took from its buffer (one
-    per update) by the trial's last iteration."""
-    ordered = iterations.sort_values(["trial_id", "iteration"])
-    samples = ordered.groupby("trial_id")["buffer_samples_lifetime"].last()
-    learners = trials["num_learners"].clip(lower=1).to_numpy()
-    return trials.assign(**{UPDATES: trials["trial_id"].map(samples).to_numpy() / learners})
-
-
-def never_broadcast(trials: pd.DataFrame) -> pd.DataFrame:
-    """The finished trials whose learner made fewer updates than their broadcast_interval."""
-    done = metrics.finished(trials)
-    return done[done[UPDATES] < done["broadcast_interval"]]
-
-
-def no_broadcast_text(env_trials: pd.DataFrame) -> str:
-    """Why an env's trials cannot compare N or K ("" when some trial broadcast weights)."""
-    done = metrics.finished(env_trials)
-    silent = never_broadcast(env_trials)
-    if done.empty or len(silent) < len(done):
-        return ""
-    return (
-        f"no weights broadcast: each trial made at most {fmt(float(silent[UPDATES].max()))} "
-        f"learner updates, fewer than broadcast_interval {_values(silent['broadcast_interval'])}, "
-        "so no new policy reached the env runners and every cell played its initial policy; "
-        "more seeds would not help, more env steps per trial would"
-    )
 
 
 def first_screen(run, trials: pd.DataFrame, verdicts: list[dict]) -> dict:
@@ -88,7 +55,7 @@ def _cannot_show(trials: pd.DataFrame) -> list[str]:
             share = "each trial" if len(silent) == len(done) else f"{len(silent)} of {len(done)}"
             found.append(
                 f"{env}: {share} made at most {fmt(float(silent[UPDATES].max()))} learner "
-                f"updates, fewer than broadcast_interval {_values(silent['broadcast_interval'])}, "
+                f"updates, fewer than broadcast_interval {listed(silent['broadcast_interval'])}, "
                 "so no new policy reached the env runners"
                 + (": it cannot compare N or K." if len(silent) == len(done) else ".")
             )
@@ -134,10 +101,6 @@ def _next_step(run, trials: pd.DataFrame, verdicts: list[dict], budget: str) -> 
         "why": "more seeds and env steps than this budget gave"
         + ("." if budget != "full" else "; raise --seeds above this run's."),
     }
-
-
-def _values(values: pd.Series) -> str:
-    return ", ".join(fmt(float(v)) for v in sorted(values.unique()))
 
 
 def _shown_path(path: Path) -> str:
