@@ -22,8 +22,8 @@ from suite.report.analysis.verdicts import (
 )
 from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.cell import Shown, learners_text, sampling_text
-from suite.report.evidence import evidence_section, pooled_evidence
 from suite.report.presentation import first_screen, glossary, sections, window
+from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
 from suite.report.presentation.formatting import fmt, plural
 from suite.report.reliability import guard_releases, reliability
 from suite.store import schema
@@ -154,7 +154,7 @@ def report_context(run: RunData) -> dict:
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),
-        "pooled_evidence": pooled_evidence(trials, norms, shown)
+        "pooled_evidence": pooled_evidence_section(trials, norms, shown)
         if len(judged) > len(norms)
         else None,
         "settings": settings,
