@@ -11,8 +11,8 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import race, search, trial_table
-from suite.report.analysis import broadcast, budget, metrics
+from suite.report import search, trial_table
+from suite.report.analysis import broadcast, budget, metrics, race
 from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
@@ -25,6 +25,7 @@ from suite.report.cell import Shown, learners_text, sampling_text
 from suite.report.presentation import first_screen, glossary, sections, window
 from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
 from suite.report.presentation.formatting import fmt, plural
+from suite.report.presentation.race import race_section
 from suite.report.reliability import guard_releases, reliability
 from suite.store import schema
 from suite.store.reader import RunData, load_run
@@ -165,7 +166,7 @@ def report_context(run: RunData) -> dict:
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata | {"seeds": _seeds_ran(run)}),
         "reliability": reliability(trials, run.metadata, run.iterations),
-        "race": race.race_section(run.race, run.trials, shown),
+        "race": race_section(run.race, run.trials, shown),
     }
 
 
