@@ -13,6 +13,7 @@ import pandas as pd
 from suite.configs.axes import trial_label
 from suite.report import search, trial_table
 from suite.report.analysis import broadcast, budget, metrics, race
+from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
@@ -26,7 +27,7 @@ from suite.report.presentation import first_screen, glossary, sections, window
 from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
 from suite.report.presentation.formatting import fmt, plural
 from suite.report.presentation.race import race_section
-from suite.report.reliability import guard_releases, reliability
+from suite.report.presentation.reliability import reliability
 from suite.store import schema
 from suite.store.reader import RunData, load_run
 from suite.store.schema import TrialStatus
