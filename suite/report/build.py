@@ -11,8 +11,8 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import search, trial_table
-from suite.report.analysis import broadcast, budget, metrics, race
+from suite.report import trial_table
+from suite.report.analysis import broadcast, budget, metrics, race, search
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.verdicts import (
     budget_text,
@@ -28,6 +28,7 @@ from suite.report.presentation.evidence import evidence_section, pooled_evidence
 from suite.report.presentation.formatting import fmt, plural
 from suite.report.presentation.race import race_section
 from suite.report.presentation.reliability import reliability
+from suite.report.presentation.search import search_section
 from suite.store import schema
 from suite.store.reader import RunData, load_run
 from suite.store.schema import TrialStatus
@@ -72,7 +73,7 @@ def search_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "search": search.search_section(run.search, trials),
+        "search": search_section(run.search, trials),
         **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
