@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from suite.report.analysis import buffer_model, metrics
-from suite.report.buffer_section import steady_cells
+from suite.report.analysis.steady import steady_cells
 from suite.rllib_buffer import drop_rule
 from suite.store.reader import load_run
 

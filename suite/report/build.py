@@ -14,6 +14,7 @@ from suite.configs.axes import trial_label
 from suite.report import trial_table
 from suite.report.analysis import broadcast, budget, metrics, race, search
 from suite.report.analysis.reliability import guard_releases
+from suite.report.analysis.steady import steady_cells
 from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
@@ -21,9 +22,9 @@ from suite.report.analysis.verdicts import (
     verdicts,
     why_missing,
 )
-from suite.report.buffer_section import buffer_section, model_error_text, steady_cells
 from suite.report.cell import Shown, learners_text, sampling_text
 from suite.report.presentation import first_screen, glossary, sections, window
+from suite.report.presentation.buffer import buffer_section, model_error_text
 from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
 from suite.report.presentation.formatting import fmt, plural
 from suite.report.presentation.race import race_section

@@ -53,7 +53,7 @@ DROP_FRACTION = Metric("drop_fraction", "drop fraction, whole run", False)
 REUSE = Metric("reuse", "reuse, whole run", None)
 STALENESS = Metric("staleness_updates_mean", "staleness (updates)", None, unit="updates")
 # The whole run's rates (warm-up included) from the trials table; the buffer diagnostics and the
-# aggregation window show steady-state rates (``buffer_section.steady_cells``) and say so.
+# aggregation window show steady-state rates (``analysis.steady.steady_cells``) and say so.
 CELL_METRICS = (
     FINAL_RETURN,
     AUC,

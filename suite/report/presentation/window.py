@@ -25,7 +25,7 @@ def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
 
 def window_rows(cells: pd.DataFrame) -> list[dict]:
     """One row per cell, sorted by K, broadcast_interval, N: the rule beside the steady-state
-    rates (``buffer_section.steady_cells``: the same numbers as the buffer diagnostics)."""
+    rates (``analysis.steady.steady_cells``: the same numbers as the buffer diagnostics)."""
     rows = []
     ordered = cells.sort_values(["k", "broadcast_interval", "n"])
     for row in ordered.to_dict("records"):
