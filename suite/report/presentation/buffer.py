@@ -13,7 +13,7 @@ from suite.report.analysis.verdict import Verdict
 from suite.report.cell import Cell, Shown
 from suite.report.presentation import figures
 from suite.report.presentation.formatting import fmt, plural
-from suite.report.rllib_counter import rllib_note
+from suite.report.presentation.rllib_counter import rllib_note
 
 MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
 
