@@ -5,6 +5,7 @@ import pytest
 from known_truth import CARTPOLE, PONG, known_truth_run
 
 from suite.report import build_report
+from suite.report.analysis.trials import prepared_trials
 from suite.report.analysis.verdict import (
     DECISIVE,
     INCONCLUSIVE,
@@ -14,7 +15,6 @@ from suite.report.analysis.verdict import (
     judge,
 )
 from suite.report.analysis.verdicts import verdicts
-from suite.report.build import prepared_trials
 from suite.store.reader import load_run
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,10 +10,15 @@ import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import trial_table
-from suite.report.analysis import broadcast, budget, metrics, race, search
+from suite.report.analysis import broadcast, metrics, search
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
+from suite.report.analysis.trials import (
+    in_canonical_order,
+    prepared_trials,
+    trial_details,
+    with_run_order,
+)
 from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
@@ -23,7 +27,7 @@ from suite.report.analysis.verdicts import (
     why_missing,
 )
 from suite.report.cell import Shown, learners_text, sampling_text
-from suite.report.presentation import first_screen, glossary, sections, window
+from suite.report.presentation import first_screen, glossary, sections, trial_table, window
 from suite.report.presentation.buffer import buffer_section, model_error_text
 from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
 from suite.report.presentation.formatting import fmt, plural
@@ -67,8 +71,8 @@ def search_context(run: RunData) -> dict:
     """A search run's report: its own verdict and evidence, then the trials and metadata (the
     N x K sections answer another question, over cells a search does not have)."""
     trials = search.search_trials(run)
-    details = trial_table.trial_details(run.path, trials["trial_id"])
-    trials = trial_table.with_run_order(trials, details)
+    details = trial_details(run.path, trials["trial_id"])
+    trials = with_run_order(trials, details)
     failed = trials[~trials["status"].isin([TrialStatus.FINISHED, TrialStatus.STOPPED])]
     return {
         "title": f"{run.sweep} / {run.run_id}",
@@ -93,34 +97,6 @@ def render(template: str, context: dict) -> str:
         undefined=jinja2.StrictUndefined,
     )
     return environment.get_template(template).render(**context)
-
-
-def in_canonical_order(run: RunData) -> RunData:
-    """The run with its tables sorted by trial, iteration and learner: the same store gives the
-    same page whatever order its rows were written in (curves, bootstraps and tables all follow
-    row order)."""
-    return replace(
-        run,
-        trials=_sorted(run.trials, ["trial_id"]),
-        iterations=_sorted(run.iterations, ["trial_id", "iteration"]),
-        learners=_sorted(run.learners, ["trial_id", "iteration", "learner"]),
-    )
-
-
-def _sorted(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    present = [column for column in columns if column in frame]
-    return frame.sort_values(present, kind="stable").reset_index(drop=True)
-
-
-def prepared_trials(run: RunData) -> pd.DataFrame:
-    """The trials table plus the equal-budget columns and each trial's run order; of a race,
-    the trials of its last rung (the race section shows the others)."""
-    planned = race.final_env_steps(run.race) or budget.planned_env_steps(run.metadata)
-    trials = race.final_trials(run.trials, run.race)
-    trials = budget.with_budget_metrics(trials, run.iterations, planned)
-    trials = broadcast.with_learner_updates(trials, run.iterations)
-    details = trial_table.trial_details(run.path, trials["trial_id"])
-    return trial_table.with_run_order(trials, details)
 
 
 def report_context(run: RunData) -> dict:

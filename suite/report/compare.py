@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from suite.report.analysis import metrics
-from suite.report.build import default_report_path, prepared_trials, render
+from suite.report.analysis.trials import prepared_trials
+from suite.report.build import default_report_path, render
 from suite.report.cell import Cell, Shown
 from suite.report.presentation.formatting import fmt
 from suite.store.reader import StoreError, load_run

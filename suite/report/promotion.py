@@ -14,9 +14,9 @@ import pandas as pd
 
 from suite.configs.promote import promote, provenance
 from suite.report.analysis import metrics
+from suite.report.analysis.trials import prepared_trials
 from suite.report.analysis.verdict import INCONCLUSIVE, Verdict
 from suite.report.analysis.verdicts import AXES, budget_text, env_verdict_cells
-from suite.report.build import prepared_trials
 from suite.report.promote_search import SearchPromoteError, search_promotion
 from suite.store.reader import RunData, load_run
 
