@@ -1,4 +1,5 @@
-"""Build the tuning-guide HTML report of one run from the results store alone."""
+"""Build the tuning-guide HTML report of one run from the results store alone: its pages as
+template contexts, each from the run's tables through ``suite.report.analysis``."""
 
 from __future__ import annotations
 
