@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sweep_process import REPO, SMOKE_ONE_AT_A_TIME, read_trials, run_dirs, start_sweep, wait_until
 
-from suite.report.presentation.page import default_report_path
+from suite.report.build import default_report_path
 from suite.store import schema
 from suite.store.reader import load_run
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from sweep_process import REPO, read_trials, run_dirs, start_sweep
 
-from suite.report.presentation.page import default_report_path
+from suite.report.build import default_report_path
 from suite.store.reader import load_run
 
 pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(180)]

@@ -1,5 +1,5 @@
 """The tuning-guide HTML report, built from the results store alone."""
 
-from suite.report.presentation.page import build_report
+from suite.report.build import build_report
 
 __all__ = ["build_report"]

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from suite.argtypes import EXIT_BAD_INPUT, OneLineParser
+from suite.report.build import build_report
 from suite.report.compare import build_comparison
-from suite.report.presentation.page import build_report
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

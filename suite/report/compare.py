@@ -12,9 +12,10 @@ import pandas as pd
 
 from suite.report.analysis import metrics
 from suite.report.analysis.trials import prepared_trials
+from suite.report.build import default_report_path
 from suite.report.cell import Cell, Shown
 from suite.report.presentation.formatting import fmt
-from suite.report.presentation.page import default_report_path, render
+from suite.report.presentation.render import render
 from suite.store.reader import StoreError, load_run
 
 COMPARED = (

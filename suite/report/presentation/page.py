@@ -1,13 +1,13 @@
-"""Build the tuning-guide HTML report of one run from the results store alone: its pages as
-template contexts, each from the run's tables through ``suite.report.analysis``."""
+"""The report's pages as template contexts: a grid or race run's (``report_context``: verdicts,
+then one section per env x hardware x sampling x broadcast_interval setting, the aggregation
+window, scaling, the trials, reliability and the race) and a search run's (``search_context``),
+each from the run's tables through ``suite.report.analysis``."""
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
-import jinja2
 import pandas as pd
 
 from suite.configs.axes import trial_label
@@ -36,22 +36,8 @@ from suite.report.presentation.race import race_section
 from suite.report.presentation.reliability import reliability
 from suite.report.presentation.search import search_section
 from suite.store import schema
-from suite.store.reader import RunData, load_run
+from suite.store.reader import RunData
 from suite.store.schema import TrialStatus
-
-REPORTS_DIR = Path("reports")
-
-
-def build_report(results_dir: str | Path, out_path: str | Path | None = None) -> Path:
-    """Write one self-contained HTML report (default ``reports/<sweep>-<run_id>.html``)."""
-    run = load_run(results_dir)
-    out = Path(out_path) if out_path else default_report_path(run)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if run.search:
-        out.write_text(render("search_report.html.j2", search_context(run)), encoding="utf-8")
-    else:
-        out.write_text(render("report.html.j2", report_context(run)), encoding="utf-8")
-    return out
 
 
 def _trial_rows(run: RunData, trials: pd.DataFrame, failed: pd.DataFrame) -> dict:
@@ -84,20 +70,6 @@ def search_context(run: RunData) -> dict:
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
     }
-
-
-def default_report_path(run: RunData, suffix: str = "") -> Path:
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run.sweep}-{run.run_id}{suffix}")
-    return REPORTS_DIR / f"{name}.html"
-
-
-def render(template: str, context: dict) -> str:
-    environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("suite.report.presentation", "templates"),
-        autoescape=jinja2.select_autoescape(["html", "j2"]),
-        undefined=jinja2.StrictUndefined,
-    )
-    return environment.get_template(template).render(**context)
 
 
 def report_context(run: RunData) -> dict:

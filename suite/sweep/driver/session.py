@@ -158,8 +158,8 @@ def resume_command(sweep: Sweep, run_dir: Path, options: SweepOptions) -> str:
 def _report(run_dir: Path, options: SweepOptions, console: Console) -> Path:
     from suite.dashboards.settings import resolve_settings
     from suite.dashboards.summary_run import log_summary_run
+    from suite.report.build import build_report
     from suite.report.export import export_figures
-    from suite.report.presentation.page import build_report
 
     report = build_report(run_dir)
     console.print(f"Results: {run_dir}")
