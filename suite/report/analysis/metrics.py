@@ -18,7 +18,6 @@ from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
 from suite.store.schema import FINISHED
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
-SAMPLING = ["num_env_runners", "num_envs_per_env_runner"]
 BUFFER_AXES = ["n", "k", "broadcast_interval"]
 # Every sweep axis is part of the cell key: trials that differ in any axis are never pooled as
 # if they were seeds of one setting.

@@ -22,10 +22,6 @@ STATUS_WHY = {
 }
 
 
-def varies(trials: pd.DataFrame, columns: list[str]) -> bool:
-    return any(trials[column].nunique() > 1 for column in columns)
-
-
 def normalizations(trials: pd.DataFrame) -> dict[str, Normalization]:
     return {env: _normalization(group) for env, group in trials.groupby("env", sort=True)}
 

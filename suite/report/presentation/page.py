@@ -23,11 +23,10 @@ from suite.report.analysis.trials import (
 from suite.report.analysis.verdicts import (
     budget_text,
     normalizations,
-    varies,
     verdicts,
     why_missing,
 )
-from suite.report.cell import Shown, learners_text, sampling_text
+from suite.report.cell import Hardware, Setting, Shown
 from suite.report.presentation import first_screen, glossary, sections, trial_table, window
 from suite.report.presentation.buffer import buffer_section, model_error_text
 from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
@@ -83,20 +82,17 @@ def report_context(run: RunData) -> dict:
     norms = normalizations(trials)
     scales = sections.heatmap_scales(cells, norms, trials)
     steady = {
-        key: steady_cells(_of_trials(run.iterations, group), group)
-        for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
+        hardware: steady_cells(_of_trials(run.iterations, group), group)
+        for hardware, group in Hardware.groups(trials)
     }
-    sampling = varies(trials, metrics.SAMPLING)
     settings = [
-        _setting(
-            run, setting_trials, cells, scales, key, steady[key[:-1]], sampling, shown, by_env, ks
-        )
-        for key, setting_trials in trials.groupby(SETTING, sort=True)
+        _setting(run, group, cells, scales, setting, steady[setting.hardware], shown, by_env, ks)
+        for setting, group in Setting.groups(trials)
     ]
     failed = trials[trials["status"] != metrics.FINISHED]
     aggregation = [
-        _aggregation(run, group, cells, key, steady[key], sampling)
-        for key, group in trials.groupby(HARDWARE_SETTING, sort=True)
+        _aggregation(run, group, cells, hardware, steady[hardware], shown)
+        for hardware, group in Hardware.groups(trials)
     ]
     return {
         "title": f"{run.sweep} / {run.run_id}",
@@ -122,20 +118,8 @@ def report_context(run: RunData) -> dict:
     }
 
 
-# A report section per env x hardware x sampling x broadcast_interval: each shows one N x K grid.
-HARDWARE_SETTING = ["env", *metrics.HARDWARE, *metrics.SAMPLING]
-SETTING = [*HARDWARE_SETTING, "broadcast_interval"]
-
-
 def _of_trials(frame: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["trial_id"].isin(trials["trial_id"])]
-
-
-def _matching(frame: pd.DataFrame, columns: list[str], key: tuple) -> pd.DataFrame:
-    mask = pd.Series(True, index=frame.index)
-    for column, value in zip(columns, key, strict=True):
-        mask &= frame[column] == value
-    return frame[mask]
 
 
 def _counts(trials: pd.DataFrame) -> dict:
@@ -162,19 +146,19 @@ def _setting(
     trials: pd.DataFrame,
     cells: pd.DataFrame,
     scales,
-    key,
+    setting: Setting,
     steady: pd.DataFrame,
-    with_sampling: bool,
     shown: Shown,
     verdict_of: dict,
     ks: list,
 ) -> dict:
-    env, interval = key[0], key[-1]
+    """One section of the page; ``trials``: the setting's; ``steady``: its hardware's
+    ``steady_cells``; ``verdict_of``: env -> its verdict."""
     iterations = _of_trials(run.iterations, trials)
-    mine = _matching(cells, SETTING, key)
+    mine = setting.rows(cells)
     thresholds = trials["threshold"].dropna()
     threshold = float(thresholds.iloc[0]) if len(thresholds) else None
-    title = f"{_hardware_title(key[:-1], with_sampling)} · broadcast_interval {interval:g}"
+    title = setting.title(shown)
     missing = {
         (n, k): why_missing(group)
         for (n, k), group in trials.groupby(["n", "k"])
@@ -187,14 +171,14 @@ def _setting(
         "threshold": fmt(threshold),
         "evidence": evidence_section(trials, title, shown, ks),
         "curves": sections.learning_curves(iterations, trials, threshold, title, ks),
-        "heatmaps": sections.heatmaps(mine, missing, scales, env, title, threshold),
+        "heatmaps": sections.heatmaps(mine, missing, scales, setting.env, title, threshold),
         "buffer": buffer_section(
             iterations,
             trials,
             title,
-            _matching(steady, ["broadcast_interval"], (interval,)),
+            steady[steady["broadcast_interval"] == setting.broadcast_interval],
             shown,
-            verdict_of.get(env),
+            verdict_of.get(setting.env),
             ks,
         ),
         "settings_note": _rate_settings(trials),
@@ -206,12 +190,13 @@ def _aggregation(
     run: RunData,
     trials: pd.DataFrame,
     cells: pd.DataFrame,
-    key,
+    hardware: Hardware,
     steady: pd.DataFrame,
-    with_sampling: bool,
+    shown: Shown,
 ) -> dict:
-    title = _hardware_title(key, with_sampling)
-    mine = _matching(cells, HARDWARE_SETTING, key)
+    """The aggregation-window block of one env x hardware x sampling."""
+    title = hardware.title(shown)
+    mine = hardware.rows(cells)
     releases = guard_releases(run.iterations, trials)
     if releases is not None and len(steady):
         steady = steady.merge(releases, on=metrics.CELL, how="left")
@@ -244,13 +229,6 @@ def _aggregation_folded(blocks: list[dict]) -> str:
         for block in blocks
     )
     return f"broadcast_interval does not vary in this run. {checks}."
-
-
-def _hardware_title(key: tuple, with_sampling: bool) -> str:
-    """``key``: the values of HARDWARE_SETTING."""
-    env, learners, gpus, runners, envs = key
-    title = f"{env} · {learners_text(learners, gpus)}"
-    return title + (f" · {sampling_text(runners, envs)}" if with_sampling else "")
 
 
 def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame, missing: dict) -> str:
