@@ -19,7 +19,7 @@ from suite.store.reader import load_run
 
 
 def verdict_of(path, scope):
-    found = {item["scope"]: item["verdict"] for item in verdicts(prepared_trials(load_run(path)))}
+    found = {item.scope: item.verdict for item in verdicts(prepared_trials(load_run(path)))}
     return found[scope]
 
 

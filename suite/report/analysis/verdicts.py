@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pandas as pd
 
@@ -9,7 +11,7 @@ from suite.humanize import fmt, plural
 from suite.report.analysis import metrics
 from suite.report.analysis.broadcast import UPDATES, no_broadcast_text
 from suite.report.analysis.normalize import Normalization, normalization
-from suite.report.analysis.verdict import INCONCLUSIVE, CellScores, Context, judge
+from suite.report.analysis.verdict import INCONCLUSIVE, CellScores, Context, Verdict, judge
 from suite.report.cell import Cell, Shown
 from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
 from suite.store.schema import TrialStatus
@@ -22,11 +24,23 @@ STATUS_WHY = {
 }
 
 
+@dataclass(frozen=True)
+class ScopeVerdict:
+    """The verdict on one env, or on all envs together, with what it was judged on."""
+
+    scope: str  # the env, or "All envs together"
+    verdict: Verdict
+    basis: str  # what the scores are: "return at 6,000 env steps, IQM over seeds"
+    threshold_note: str = ""  # how many trials reached the env's return threshold
+    notes: list[str] = field(default_factory=list)  # e.g. why N cannot matter here
+    blocked: bool = False  # nothing in the run could make the cells' scores differ
+
+
 def normalizations(trials: pd.DataFrame) -> dict[str, Normalization]:
     return {env: _normalization(group) for env, group in trials.groupby("env", sort=True)}
 
 
-def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
+def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[ScopeVerdict]:
     """Per env, then across envs when the run has several; each says how sure it is and why.
     ``shown``: the page's cell labels (default: the axes that vary in ``trials``)."""
     shown = shown or Shown.of(trials)
@@ -35,9 +49,7 @@ def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
         _env_verdict(env, group, norms[env], shown)
         for env, group in trials.groupby("env", sort=True)
     ]
-    comparable = not all(
-        item["verdict"].strength == INCONCLUSIVE and item["blocked"] for item in items
-    )
+    comparable = not all(item.verdict.strength == INCONCLUSIVE and item.blocked for item in items)
     if len(norms) > 1 and comparable:  # where no env can compare cells, neither can all together
         items.append(_pooled_verdict(trials, norms, shown))
     return items
@@ -80,19 +92,19 @@ def why_missing(group: pd.DataFrame) -> str:
     return f"no finished episode by {budget_text(group)}{late}"
 
 
-def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> dict:
+def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> ScopeVerdict:
     threshold = _threshold(env_trials)
     context = _context(env_trials)
     cells = cell_scores(env_trials, shown)
     found = judge(list(cells.values()), context)
-    return {
-        "scope": env,
-        "verdict": found,
-        "basis": f"return at {budget_text(env_trials)}, IQM over seeds",
-        "threshold_note": _threshold_note(env_trials, threshold),
-        "notes": drop_notes(env_trials),
-        "blocked": bool(context.cannot_compare),
-    }
+    return ScopeVerdict(
+        scope=env,
+        verdict=found,
+        basis=f"return at {budget_text(env_trials)}, IQM over seeds",
+        threshold_note=_threshold_note(env_trials, threshold),
+        notes=drop_notes(env_trials),
+        blocked=bool(context.cannot_compare),
+    )
 
 
 def drop_notes(env_trials: pd.DataFrame) -> list[str]:
@@ -118,7 +130,7 @@ def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
     )
 
 
-def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> dict:
+def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> ScopeVerdict:
     per_env = {env: cell_scores(group, shown) for env, group in trials.groupby("env", sort=True)}
     keys = sorted(set.union(*(set(cells) for cells in per_env.values())))
     cells = []
@@ -132,15 +144,12 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> di
     names = {norm.name for norm in norms.values()}
     all_atari = all(norm.floor is not None for norm in norms.values())
     context = Context(0.0 if all_atari else None, None, None, budget_text(trials), fmt)
-    return {
-        "scope": "All envs together",
-        "verdict": judge(cells, context),
-        "basis": "normalized return at the budget, IQM over all envs' seeds, "
+    return ScopeVerdict(
+        scope="All envs together",
+        verdict=judge(cells, context),
+        basis="normalized return at the budget, IQM over all envs' seeds, "
         "bootstrap stratified by env; " + "; ".join(sorted(names)),
-        "threshold_note": "",
-        "notes": [],
-        "blocked": False,
-    }
+    )
 
 
 def env_verdict_cells(trials: pd.DataFrame) -> tuple:

@@ -13,9 +13,10 @@ from suite.humanize import fmt, plural
 from suite.report.analysis import metrics
 from suite.report.analysis.broadcast import UPDATES, listed, never_broadcast
 from suite.report.analysis.verdict import DECISIVE, LEANING
+from suite.report.analysis.verdicts import ScopeVerdict
 
 
-def first_screen(run, trials: pd.DataFrame, verdicts: list[dict]) -> dict:
+def first_screen(run, trials: pd.DataFrame, verdicts: list[ScopeVerdict]) -> dict:
     """Context for the report's opening block: purpose, can, cannot, next command."""
     budget = run.metadata.get("budget") or {}
     name = budget.get("name", "") if isinstance(budget, dict) else ""
@@ -73,11 +74,11 @@ def _cannot_show(trials: pd.DataFrame) -> list[str]:
     return found
 
 
-def _next_step(run, trials: pd.DataFrame, verdicts: list[dict], budget: str) -> dict:
+def _next_step(run, trials: pd.DataFrame, verdicts: list[ScopeVerdict], budget: str) -> dict:
     """{"command": what to run next, "why": one line}."""
     sweep = run.metadata.get("sweep_source") or run.sweep
     folder = _shown_path(run.path)
-    strengths = {item["verdict"].strength for item in verdicts}
+    strengths = {item.verdict.strength for item in verdicts}
     if budget == "smoke":
         return {
             "command": f"python -m suite.sweep {sweep} --budget laptop --dry-run",

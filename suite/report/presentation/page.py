@@ -77,7 +77,7 @@ def report_context(run: RunData) -> dict:
     shown = Shown.of(trials)
     ks = sorted(trials["k"].unique())  # one colour per K across the page
     judged = verdicts(trials, shown)
-    by_env = {item["scope"]: item["verdict"] for item in judged}
+    by_env = {item.scope: item.verdict for item in judged}
     cells = metrics.cell_table(trials)
     norms = normalizations(trials)
     scales = sections.heatmap_scales(cells, norms, trials)
