@@ -12,8 +12,9 @@ from suite.report.analysis import metrics
 from suite.report.analysis.broadcast import UPDATES, no_broadcast_text
 from suite.report.analysis.normalize import Normalization, normalization
 from suite.report.analysis.verdict import INCONCLUSIVE, CellScores, Context, Verdict, judge
+from suite.report.analysis.window import n_cannot_matter_in
 from suite.report.cell import Cell, Shown
-from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
+from suite.rllib_buffer import N_CANNOT_MATTER
 from suite.store.schema import TrialStatus
 
 AXES = [axis for axis in metrics.CELL if axis != "env"]
@@ -110,8 +111,7 @@ def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> ScopeVer
 def drop_notes(env_trials: pd.DataFrame) -> list[str]:
     """Where this env's trials vary N but no cell can drop a batch (``suite.rllib_buffer``)."""
     done = metrics.finished(env_trials).drop_duplicates(metrics.BUFFER_AXES)
-    cells = [(int(r.n), int(r.k), int(r.broadcast_interval)) for r in done.itertuples()]
-    if not n_cannot_matter(cells):
+    if not n_cannot_matter_in(done):
         return []
     return [
         f"{N_CANNOT_MATTER}. No cell can drop a batch, so any difference between its N values "

@@ -3,7 +3,7 @@
 RLlib 2.60 throttles the producer to the learner every ``broadcast_interval`` updates; whether
 a cell's buffer can drop at all follows from N, K and broadcast_interval (``suite.rllib_buffer``).
 This section puts the measured drop fraction, reuse and throughput of every cell beside that
-rule, and names any cell that contradicts it.
+rule, and names any cell that contradicts it (``analysis.window`` checks them).
 """
 
 from __future__ import annotations
@@ -11,16 +11,10 @@ from __future__ import annotations
 import pandas as pd
 
 from suite.report.analysis import metrics
+from suite.report.analysis.window import n_cannot_matter_in, rule_check
 from suite.report.presentation import figures
 from suite.report.presentation.formatting import fmt, plural
-from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
-
-
-def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
-    return [
-        (int(row.n), int(row.k), int(row.broadcast_interval))
-        for row in cells[metrics.BUFFER_AXES].itertuples()
-    ]
+from suite.rllib_buffer import N_CANNOT_MATTER
 
 
 def window_rows(cells: pd.DataFrame) -> list[dict]:
@@ -29,8 +23,8 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
     rows = []
     ordered = cells.sort_values(["k", "broadcast_interval", "n"])
     for row in ordered.to_dict("records"):
-        rule = drop_rule(int(row["n"]), int(row["k"]), int(row["broadcast_interval"]))
-        drops = row["steady_drop_fraction"]
+        check = rule_check(row)
+        rule = check.rule
         rows.append(
             {
                 "k": fmt(row["k"]),
@@ -40,12 +34,12 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
                 "can_drop": rule.possible,
                 "reason": rule.reason,
                 "trials": fmt(row["trials"]),
-                "drop_fraction": fmt(drops),
+                "drop_fraction": fmt(check.drop_fraction),
                 "reuse": fmt(row["steady_reuse"]),
                 "sampled": fmt(row["arrival_steps_per_s"]),
                 "trained": fmt(row["trained_steps_per_s"]),
                 "guard_releases": _count(row.get("guard_releases")),
-                "contradicts": bool(not rule.possible and drops > 0),  # the accountant is exact
+                "contradicts": check.contradicts,
             }
         )
     return rows
@@ -94,7 +88,7 @@ def aggregation_section(
         "images": [figures.aggregation_window(measured, alt)] if varies else [],
         "rows": rows,
         "check": check,
-        "n_verdict": N_CANNOT_MATTER if n_cannot_matter(_cells_of(measured)) else "",
+        "n_verdict": N_CANNOT_MATTER if n_cannot_matter_in(measured) else "",
         "varies_interval": varies,
         "throughput": throughput_notes(measured, cells, seeds, order) if varies else [],
     }
