@@ -4,7 +4,9 @@ A cell is one env x setting of every sweep axis (``analysis.metrics.CELL``). Its
 shows N and K, and shows every other axis that varies in the run; ``Shown`` is decided once per
 page, so the verdict, the race, the evidence figures and the buffer tables call a cell the same;
 its learners and its sampling read the same wherever the page names them (``learners_text``,
-``sampling_text``).
+``sampling_text``). A ``Setting`` (a section of the page: every axis but N and K) and its
+``Hardware`` (an aggregation-window block: a setting but broadcast_interval) are the cell's
+coarser values, with the same field names and words.
 """
 
 from __future__ import annotations
