@@ -6,7 +6,7 @@ Three things the sweep's dry run, the trials' deadlock guard and the report all 
 2. The deadlock guard's setting and constants (``DEADLOCK_GUARD_SETTING``, ``HOLD_S``); the guard
    that patches RLlib is ``suite/collect/deadlock_guard.py``.
 3. A simulator of the buffer and its window (``simulate_buffer``), which the report's buffer
-   model (``suite/report/buffer_model.py``) fits to measured rates.
+   model (``suite/report/analysis/buffer_model.py``) fits to measured rates.
 
 The drop rule.
 

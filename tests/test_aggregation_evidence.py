@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from suite.report import analysis, buffer_model
-from suite.report.buffer_section import steady_cells
+from suite.report.analysis import buffer_model, metrics
+from suite.report.analysis.steady import steady_cells
 from suite.rllib_buffer import drop_rule
 from suite.store.reader import load_run
 
@@ -19,7 +19,7 @@ def run():
 
 
 def test_drops_only_where_the_rule_allows_and_wherever_it_expects_them(run):
-    done = analysis.finished(run.trials)
+    done = metrics.finished(run.trials)
     assert len(done) == 12
     for trial in done.itertuples():
         rule = drop_rule(trial.n, trial.k, trial.broadcast_interval)

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from suite.report.verdict_section import drop_notes
-from suite.report.window import aggregation_section
+from suite.report.analysis.verdicts import drop_notes
+from suite.report.presentation.window import aggregation_section
 from suite.rllib_buffer import drop_rule, n_cannot_matter
 
 

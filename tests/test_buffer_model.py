@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from ray.rllib.algorithms.appo.utils import CircularBuffer
 
-from suite.report.buffer_model import model_error, predict_grid
+from suite.report.analysis.buffer_model import model_error, predict_grid
 from suite.rllib_buffer import drive, drop_rule, production_rate, simulate_buffer
 
 

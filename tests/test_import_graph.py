@@ -33,6 +33,16 @@ bound in ``SWEEP_KINDS``: planning never reaches for the driver, a trial or the 
 process and the sinks load only the spec; the vocabularies no machinery. The driver uses every
 part, and race and search run across the kinds, so neither is bound.
 
+Inside report, its folders name its kinds the same way (``REPORT_PARTS``): ``analysis``
+(functions from the store's tables to typed results: cell statistics, verdicts, budgets, the
+buffer model, reliability, race and search analysis, advice) and ``presentation`` (figures, the
+page's sections as template contexts, formatting, the glossary, the templates); beside them the
+vocabulary both use, ``cell`` (a cell, a setting and their labels), and the commands at the top
+(``__main__``, ``build``, ``compare``, ``promotion``, ``promote_search``, ``export``).
+``REPORT_KINDS`` binds them: analysis never imports presentation or a command, presentation never
+a command, the vocabulary nothing of report; and analysis imports no matplotlib or jinja2
+(``NOT_IN_ANALYSIS``), so what a report decides can be computed, and tested, without drawing it.
+
 Every ``import`` in ``suite/`` counts, deferred ones inside functions too (a deferred import is
 still a dependency; it only hides the cycle from Python).
 Run: ``pytest tests/test_import_graph.py``.
@@ -41,6 +51,7 @@ Run: ``pytest tests/test_import_graph.py``.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections import defaultdict
 from pathlib import Path
@@ -90,16 +101,47 @@ SWEEP_KINDS: dict[str, set[str]] = {
 }
 
 
+# report's parts: its two sub-packages, the vocabulary they share and the commands at the top.
+REPORT_PARTS = {
+    "analysis",
+    "presentation",
+    "cell",
+    "__main__",
+    "build",
+    "compare",
+    "promotion",
+    "promote_search",
+    "export",
+}
+# part of report -> the other parts of report it may import (the module docstring says why).
+REPORT_KINDS: dict[str, set[str]] = {
+    "analysis": {"cell"},
+    "presentation": {"analysis", "cell"},
+    "cell": set(),
+}
+# what report's analysis never imports: drawing and templating are presentation's.
+NOT_IN_ANALYSIS = {"matplotlib", "jinja2"}
+
+
 def unit_of(module: str) -> str | None:
     """``suite.store.schema`` -> ``store``: the package (or top-level module) of suite it is in."""
     parts = module.split(".")
     return parts[1] if parts[0] == "suite" and len(parts) > 1 else None
 
 
-def sweep_part_of(module: str) -> str | None:
-    """``suite.sweep.planning.plan`` -> ``planning``: the part of sweep a module is in."""
+def part_of(module: str, package: str) -> str | None:
+    """``suite.sweep.planning.plan`` -> ``planning`` (``package`` "sweep"): the part of suite's
+    ``package`` a module is in."""
     parts = module.split(".")
-    return parts[2] if parts[:2] == ["suite", "sweep"] and len(parts) > 2 else None
+    return parts[2] if parts[:2] == ["suite", package] and len(parts) > 2 else None
+
+
+def sweep_part_of(module: str) -> str | None:
+    return part_of(module, "sweep")
+
+
+def report_part_of(module: str) -> str | None:
+    return part_of(module, "report")
 
 
 def imported_modules(path: Path, modules: set[str] | None = None) -> list[str]:
@@ -172,9 +214,10 @@ def backward_imports(graph, allowed=ALLOWED, exceptions=ENDS_THE_PIPELINE) -> li
     return found
 
 
-def sweep_kind_imports(root: Path = SUITE, kinds=SWEEP_KINDS) -> list[str]:
-    """Each import between sweep's parts that ``kinds`` does not allow: "part -> part (files)"."""
-    graph = package_graph(root, sweep_part_of)
+def kind_imports(root: Path = SUITE, package: str = "sweep", kinds=SWEEP_KINDS) -> list[str]:
+    """Each import between ``package``'s parts that ``kinds`` does not allow:
+    "part -> part (files)"."""
+    graph = package_graph(root, functools.partial(part_of, package=package))
     return [
         f"{source} -> {target} ({', '.join(sorted(files))})"
         for source in sorted(set(graph) & set(kinds))
@@ -222,7 +265,7 @@ def test_sweep_is_grouped_into_its_kinds():
 
 
 def test_sweep_kinds_import_only_the_parts_they_may():
-    against = sweep_kind_imports()
+    against = kind_imports(SUITE, "sweep", SWEEP_KINDS)
     assert not against, "imports between sweep's kinds (tests/test_import_graph.py):\n" + (
         "\n".join(against)
     )
@@ -238,7 +281,60 @@ def test_the_kinds_check_finds_planning_that_reaches_for_the_driver(tmp_path):
         "def later():\n    from suite.sweep.driver.cluster import connect\n"
     )
     (root / "sweep" / "driver" / "runner.py").write_text("import suite.sweep.planning.plan\n")
-    assert sweep_kind_imports(root) == ["planning -> driver (suite/sweep/planning/plan.py)"]
+    assert kind_imports(root, "sweep", SWEEP_KINDS) == [
+        "planning -> driver (suite/sweep/planning/plan.py)"
+    ]
+
+
+def analysis_imports_of(root: Path = SUITE, never=NOT_IN_ANALYSIS) -> list[str]:
+    """Each file of report's analysis that imports a library ``never`` names: "file: library"."""
+    return [
+        f"{path.relative_to(root.parent)}: {library}"
+        for path in sorted((root / "report" / "analysis").rglob("*.py"))
+        for library in sorted({name.partition(".")[0] for name in imported_modules(path)} & never)
+    ]
+
+
+def test_report_is_grouped_into_its_kinds():
+    parts = {report_part_of(module_name(path, SUITE)) for path in (SUITE / "report").rglob("*.py")}
+    assert parts - {None} == REPORT_PARTS, (
+        "put the new module of suite/report/ in analysis/ or presentation/ (or name the new "
+        "command in REPORT_PARTS)"
+    )
+    assert set(REPORT_KINDS) <= REPORT_PARTS
+    assert all(targets <= REPORT_PARTS for targets in REPORT_KINDS.values())
+
+
+def test_report_kinds_import_only_the_parts_they_may():
+    against = kind_imports(SUITE, "report", REPORT_KINDS)
+    assert not against, "imports between report's kinds (tests/test_import_graph.py):\n" + (
+        "\n".join(against)
+    )
+
+
+def test_report_analysis_draws_and_templates_nothing():
+    found = analysis_imports_of()
+    assert not found, "report's analysis imports presentation's libraries:\n" + "\n".join(found)
+
+
+def test_the_kinds_check_finds_analysis_that_reaches_for_presentation(tmp_path):
+    root = tmp_path / "suite"
+    for part in ("analysis", "presentation"):
+        (root / "report" / part).mkdir(parents=True)
+        (root / "report" / part / "__init__.py").write_text("")
+    (root / "report" / "cell.py").write_text("")
+    (root / "report" / "analysis" / "verdicts.py").write_text(
+        "from suite.report.cell import Cell\n"
+        "def later():\n    from suite.report.presentation.formatting import fmt\n"
+    )
+    (root / "report" / "analysis" / "race.py").write_text("from matplotlib.figure import Figure\n")
+    (root / "report" / "presentation" / "page.py").write_text(
+        "import suite.report.analysis.verdicts\nfrom suite.report import cell\n"
+    )
+    assert kind_imports(root, "report", REPORT_KINDS) == [
+        "analysis -> presentation (suite/report/analysis/verdicts.py)"
+    ]
+    assert analysis_imports_of(root) == ["suite/report/analysis/race.py: matplotlib"]
 
 
 def toy_suite(tmp_path: Path, bodies: dict[str, str]) -> Path:
@@ -255,7 +351,7 @@ def test_the_direction_check_finds_a_backward_import(tmp_path):
     root = toy_suite(
         tmp_path,
         {
-            "store": "def later():\n    from suite.report.budget import read_at_budget\n",
+            "store": "def later():\n    from suite.report.analysis.budget import read_at_budget\n",
             "report": "from suite.stats.metrics import mean\n",
             "sweep": "import suite.report.build\n",
         },

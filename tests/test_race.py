@@ -228,7 +228,8 @@ def test_the_searcher_reads_the_flat_results_tune_hands_it(tmp_path):
 def test_the_report_section_names_each_eliminated_cell_with_its_evidence():
     import pandas as pd
 
-    from suite.report.race import final_trials, race_section
+    from suite.report.analysis.race import final_trials
+    from suite.report.presentation.race import race_section
     from suite.sweep.race.record import race_record
 
     means = {1: 0.0, 2: 0.0, 4: 50.0, 8: 100.0, 16: 98.0, 32: 10.0}

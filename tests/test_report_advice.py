@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from suite.report import build_report
-from suite.report.advice import BEHIND, PICKED, Rates, Standing, cell_advice
-from suite.report.buffer_model import MIN_BATCHES_TO_CHECK
+from suite.report.analysis.advice import BEHIND, PICKED, Rates, Standing, cell_advice
+from suite.report.analysis.buffer_model import MIN_BATCHES_TO_CHECK
 from suite.report.cell import Cell
 
 ENOUGH = float(MIN_BATCHES_TO_CHECK)

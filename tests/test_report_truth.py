@@ -8,8 +8,8 @@ import pytest
 
 from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
-from suite.report.build import prepared_trials
-from suite.report.rllib_counter import rllib_relation
+from suite.report.analysis.rllib_counter import rllib_relation
+from suite.report.analysis.trials import prepared_trials
 from suite.store import schema
 from suite.store.reader import load_run
 

@@ -29,7 +29,7 @@ import pytest
 from sweep_process import read_trials, run_dirs, start_sweep, wait_until
 
 from suite.configs.axes import SEED
-from suite.report import search
+from suite.report.analysis import search
 from suite.store import schema
 from suite.store.files import read_parquet, write_parquet
 from suite.store.reader import load_run

@@ -18,7 +18,7 @@ import pytest
 from suite.configs.axes import AXIS_NAMES, env_id, trial_label
 from suite.configs.registry import env_threshold, get_config
 from suite.configs.resolve import AXIS_KEYS
-from suite.report import analysis
+from suite.report.analysis import metrics
 from suite.store import schema
 from suite.sweep.driver.cli import main as sweep_main
 from suite.sweep.sinks.identity import identify
@@ -155,7 +155,7 @@ def test_label_names_every_axis_so_trials_never_share_a_name():
 def test_axes_are_declared_once():
     assert list(AXIS_KEYS) == [*AXIS_NAMES, "seed"]
     assert set(AXIS_NAMES) < set(schema.AXIS_COLUMNS)
-    assert ["env", *AXIS_NAMES] == analysis.CELL
+    assert ["env", *AXIS_NAMES] == metrics.CELL
 
 
 def test_report_cells_never_pool_trials_that_differ_in_env_runners():
@@ -165,15 +165,15 @@ def test_report_cells_never_pool_trials_that_differ_in_env_runners():
             | {"env": "CartPole-v1", "n": 1, "k": 1, "broadcast_interval": 1, "seed": seed}
             | {"num_learners": 0, "num_gpus_per_learner": 0.0, "num_envs_per_env_runner": 1}
             | {"num_env_runners": runners, "status": "TERMINATED", "trial_id": f"t{runners}{seed}"}
-            | {metric.column: float(runners) for metric in analysis.CELL_METRICS}
+            | {metric.column: float(runners) for metric in metrics.CELL_METRICS}
             for runners in (1, 4)
             for seed in (0, 1)
         ]
     )
-    cells = analysis.cell_table(trials)
+    cells = metrics.cell_table(trials)
     assert sorted(cells["num_env_runners"]) == [1, 4]
     assert list(cells["seeds"]) == [2, 2]
-    assert sorted(cells[f"{analysis.THROUGHPUT.column}_point"]) == [1.0, 4.0]
+    assert sorted(cells[f"{metrics.THROUGHPUT.column}_point"]) == [1.0, 4.0]
 
 
 def dry_run(*args: str) -> str:
@@ -211,8 +211,8 @@ def test_an_env_that_cannot_name_a_trial_is_refused_in_one_line(capsys):
 def test_an_env_without_threshold_has_no_time_to_threshold_rather_than_never():
     trials = pd.DataFrame(
         {
-            analysis.STEPS_TO_THRESHOLD.column: [math.nan, math.nan, 500.0],
+            metrics.STEPS_TO_THRESHOLD.column: [math.nan, math.nan, 500.0],
             "threshold": [math.nan, 450.0, 450.0],
         }
     )
-    assert list(analysis.scores(trials, analysis.STEPS_TO_THRESHOLD)) == [math.inf, 500.0]
+    assert list(metrics.scores(trials, metrics.STEPS_TO_THRESHOLD)) == [math.inf, 500.0]

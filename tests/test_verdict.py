@@ -5,14 +5,21 @@ import pytest
 from known_truth import CARTPOLE, PONG, known_truth_run
 
 from suite.report import build_report
-from suite.report.build import prepared_trials
-from suite.report.verdict import DECISIVE, INCONCLUSIVE, LEANING, CellScores, Context, judge
-from suite.report.verdict_section import verdicts
+from suite.report.analysis.trials import prepared_trials
+from suite.report.analysis.verdict import (
+    DECISIVE,
+    INCONCLUSIVE,
+    LEANING,
+    CellScores,
+    Context,
+    judge,
+)
+from suite.report.analysis.verdicts import verdicts
 from suite.store.reader import load_run
 
 
 def verdict_of(path, scope):
-    found = {item["scope"]: item["verdict"] for item in verdicts(prepared_trials(load_run(path)))}
+    found = {item.scope: item.verdict for item in verdicts(prepared_trials(load_run(path)))}
     return found[scope]
 
 

@@ -40,7 +40,7 @@ class ReturnCurve:
     def return_at(self, steps: float) -> float:
         """The mean return at ``steps``, interpolated between scored points; past the last
         scored point (but not past the run) the last mean holds, as no episode ended since
-        (``suite.report.budget.read_at_budget`` reads the same way); NaN outside the run."""
+        (``suite.stats.at_budget.read_at_budget`` reads the same way); NaN outside the run."""
         scored = ~np.isnan(self.returns)
         if not scored.any() or not self.env_steps[scored][0] <= steps <= self.env_steps[-1]:
             return math.nan

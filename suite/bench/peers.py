@@ -18,7 +18,7 @@ RLlib's settings seed 0, SB3 seed 1, ...; the row records the order):
 returns (RLlib's ``metrics_num_episodes_for_smoothing=20``; fewer before 20 episodes ended)
 against env steps, read at fixed env steps (``marks``) by linear interpolation between scored
 points, the last mean holding past the last one to the run's end, like
-``suite.report.budget.read_at_budget``. SB3's curve comes from its Monitor files: episodes of all
+``suite.stats.at_budget.read_at_budget``. SB3's curve comes from its Monitor files: episodes of all
 envs in end-time order, env steps = the sum of their lengths, so it counts finished episodes only
 (steps of episodes still running are not counted yet). The suite's comes from the results store
 (``episode_return_mean`` is already RLlib's 20-episode mean, ``env_steps`` all sampled steps).

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from suite.report import budget
-from suite.report.verdict import DECISIVE, LEANING
-from suite.report.verdict_section import env_verdict_cells
+from suite.report.analysis import budget
+from suite.report.analysis.verdict import DECISIVE, LEANING
+from suite.report.analysis.verdicts import env_verdict_cells
 from suite.store.reader import load_run
 from suite.store.schema import FINISHED
 from suite.sweep.race.schedule import Race

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from suite.bench import race_replay, rebuild
 from suite.bench.sweep_runs import run_sweep
-from suite.report import budget, trial_table
-from suite.report.build import prepared_trials
-from suite.report.verdict_section import AXES, env_verdict_cells
+from suite.report.analysis import budget
+from suite.report.analysis.trials import prepared_trials, trial_details, with_run_order
+from suite.report.analysis.verdicts import AXES, env_verdict_cells
 from suite.store import schema
 from suite.store.reader import load_run
 from suite.sweep.driver.runner import CHECKPOINT_EVERY_ITERATIONS
@@ -196,11 +196,11 @@ def earlier_rankings(run_dir: Path | None, pick: str | None) -> list[dict]:
     if run_dir is None:
         return []
     run = load_run(run_dir)
-    details = trial_table.trial_details(run.path, run.trials["trial_id"])
+    details = trial_details(run.path, run.trials["trial_id"])
     rankings = []
     for steps in EARLIER_ENV_STEPS:
         trials = budget.with_budget_metrics(run.trials, run.iterations, steps)
-        verdict, keys = env_verdict_cells(trial_table.with_run_order(trials, details))
+        verdict, keys = env_verdict_cells(with_run_order(trials, details))
         varied = _varied(keys)
         ranked = sorted(verdict.intervals, key=lambda label: -verdict.intervals[label].point)
         names = [_key_text(keys[label], varied) for label in ranked]

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from suite.configs.promote import provenance
-from suite.report import search
+from suite.report.analysis import search
 from suite.store.reader import RunData
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pandas as pd
 
 from suite.configs.promote import promote, provenance
-from suite.report import analysis
-from suite.report.build import prepared_trials
+from suite.report.analysis import metrics
+from suite.report.analysis.trials import prepared_trials
+from suite.report.analysis.verdict import INCONCLUSIVE, Verdict
+from suite.report.analysis.verdicts import AXES, budget_text, env_verdict_cells
 from suite.report.promote_search import SearchPromoteError, search_promotion
-from suite.report.verdict import INCONCLUSIVE, Verdict
-from suite.report.verdict_section import AXES, budget_text, env_verdict_cells
 from suite.store.reader import RunData, load_run
 
 
@@ -62,7 +62,7 @@ def _cell_trials(trials: pd.DataFrame, key: tuple) -> pd.DataFrame:
     mask = pd.Series(True, index=trials.index)
     for axis, value in zip(AXES, key, strict=True):
         mask &= trials[axis] == value
-    return analysis.finished(trials[mask])
+    return metrics.finished(trials[mask])
 
 
 def _trial_spec(run: RunData, cell: pd.DataFrame) -> dict:
@@ -94,7 +94,7 @@ def _evidence(run: RunData, found: Verdict, trials: pd.DataFrame) -> dict:
         "return_iqm": [interval.point, interval.low, interval.high],
         "p_improvement_low": {cell: value.low for cell, value in sorted(found.improvement.items())},
         "budget": budget_text(trials),
-        "seeds": int(analysis.finished(trials)["seed"].nunique()),
+        "seeds": int(metrics.finished(trials)["seed"].nunique()),
         "raced": bool(run.race),
         **provenance(run.metadata),
     }

@@ -1,25 +1,20 @@
-"""rliable-style evidence per setting: IQM intervals with every seed, P(improvement) over K=1,
-and performance profiles (Agarwal et al. 2021, "Deep RL at the edge of the statistical
-precipice"), all on the return at the common budget, with ``suite.stats``."""
+"""rliable-style evidence per setting, drawn: IQM intervals with every seed, P(improvement) over
+K=1, and performance profiles (Agarwal et al. 2021, "Deep RL at the edge of the statistical
+precipice"), all on the return at the common budget (computed in ``analysis.evidence``)."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import analysis, figures
+from suite.report.analysis import evidence
+from suite.report.analysis.normalize import Normalization
 from suite.report.cell import Cell, Shown
-from suite.stats import (
-    Interval,
-    interquartile_mean,
-    performance_profile,
-    probability_of_improvement_ci,
-    stratified_bootstrap_ci,
-)
+from suite.report.presentation import figures
+from suite.stats import performance_profile
 
 MAX_PROFILES = 8
 PROFILE_POINTS = 60
@@ -27,39 +22,16 @@ PROFILE_POINTS = 60
 
 def evidence_section(trials: pd.DataFrame, title: str, shown: Shown, ks: list) -> dict:
     """``ks``: the page's K values, so each K keeps its colour (``figures.k_colours``)."""
-    scores = _scores(trials)
-    if not scores:
+    found = evidence.evidence(trials)
+    if found is None:
         return {"reason": "No cell has a return at the budget, so there is no evidence to plot."}
-    intervals = {
-        cell: stratified_bootstrap_ci(interquartile_mean, [v]) for cell, v in scores.items()
-    }
-    improvements = _over_k1(scores)
+    scores, intervals = found.scores, found.intervals
     label = functools.partial(Cell.label, shown=shown)
     images = [
-        _figure(scores, intervals, improvements, label, f"evidence, {title}"),
+        _figure(scores, intervals, found.over_k1, label, f"evidence, {title}"),
         _profile_figure(scores, intervals, label, ks, f"performance profile, {title}"),
     ]
     return {"images": images}
-
-
-def _scores(trials: pd.DataFrame) -> dict[Cell, np.ndarray]:
-    """Per cell, the returns at the budget of its finished trials (cells without any left out)."""
-    done = analysis.finished(trials)
-    found = {}
-    for key, group in done.groupby(analysis.CELL, sort=True):
-        values = np.sort(group[analysis.FINAL_RETURN.column].dropna().to_numpy(float))
-        if values.size:
-            found[Cell.of(dict(zip(analysis.CELL, key, strict=True)))] = values
-    return found
-
-
-def _over_k1(scores: dict[Cell, np.ndarray]) -> dict[Cell, Interval]:
-    """P(cell > the same N with K=1), with its CI, for every cell that has such a baseline."""
-    return {
-        cell: probability_of_improvement_ci([values], [scores[replace(cell, k=1)]])
-        for cell, values in sorted(scores.items())
-        if cell.k != 1 and replace(cell, k=1) in scores
-    }
 
 
 @figures.styled
@@ -159,20 +131,17 @@ def _profile_panel(axis, scores, intervals, label, ks) -> None:
     axis.legend(fontsize=7.5)
 
 
-def pooled_evidence(trials: pd.DataFrame, norms: dict, shown: Shown) -> dict:
+def pooled_evidence_section(
+    trials: pd.DataFrame, norms: dict[str, Normalization], shown: Shown
+) -> dict:
     """Across envs, on normalized returns: IQM with its CI stratified by env (each env's seeds
     as dots) and the performance profile averaged over envs, for cells every env has."""
-    per_env = {
-        env: {replace(cell, env=""): values for cell, values in _scores(group).items()}
-        for env, group in trials.groupby("env", sort=True)
-    }
-    shared = sorted(set.intersection(*(set(cells) for cells in per_env.values())))
-    if len(per_env) < 2 or not shared:
+    found = evidence.pooled_evidence(trials, norms)
+    if found is None:
         return {"reason": "No N×K cell has a return at the budget on every env."}
-    tasks = {cell: [norms[env](per_env[env][cell]) for env in per_env] for cell in shared}
-    intervals = {cell: stratified_bootstrap_ci(interquartile_mean, t) for cell, t in tasks.items()}
     label = functools.partial(Cell.label, shown=shown)
-    return {"images": [_pooled_figure(tasks, intervals, label, "evidence across envs")]}
+    figure = _pooled_figure(found.tasks, found.intervals, label, "evidence across envs")
+    return {"images": [figure]}
 
 
 @figures.styled

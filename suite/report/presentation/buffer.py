@@ -1,93 +1,21 @@
-"""Buffer diagnostics in steady state, one piece of advice per cell, and the model's error.
-
-Warm-up, left out: a trial's iterations up to and including the first one in which its learner
-trained on a batch (before it, the learner can only wait). Steady state is every iteration after
-that; rates are differences of the lifetime counters over it, in env steps per second per
-learner, and the learner's wait share is its wait over the steady iterations' own seconds.
-"""
+"""The buffer diagnostics of one setting: its steady-state rates over time and per cell
+(``analysis.steady``), one piece of advice per cell (``analysis.advice``), and the buffer
+model's error against its stated bound (``analysis.buffer_model``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from suite.report import analysis, buffer_model, figures
-from suite.report.advice import Rates, cell_advice, standing
+from suite.report.analysis import buffer_model, metrics
+from suite.report.analysis.advice import Rates, cell_advice, standing
+from suite.report.analysis.verdict import Verdict
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt, plural
-from suite.report.rllib_counter import rllib_note
-from suite.report.verdict import Verdict
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt, plural
+from suite.report.presentation.rllib_counter import rllib_note
 
 MAX_TRIAL_LINES = 24  # per figure; more lines only blur it and slow the build
-LIFETIME = [
-    "buffer_env_steps_added_lifetime",
-    "buffer_env_steps_dropped_lifetime",
-    "buffer_env_steps_trained_lifetime",
-    "buffer_batches_added_lifetime",
-    "buffer_samples_lifetime",
-]
-
-
-def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """Per trial: steady iterations and seconds, rates, wait share, drop fraction and reuse."""
-    columns = ["trial_id", "iteration", "time_this_iter_s", "learner_wait_s", *LIFETIME]
-    rows = iterations[columns].sort_values(["trial_id", "iteration"])
-    trained = rows[rows["buffer_samples_lifetime"] > 0]
-    warm_end = trained.groupby("trial_id")["iteration"].min().rename("warm_up_iterations")
-    rows = rows.join(warm_end, on="trial_id")
-    steady = rows[rows["iteration"] > rows["warm_up_iterations"]]
-    base = rows[rows["iteration"] == rows["warm_up_iterations"]].set_index("trial_id")[LIFETIME]
-    last = steady.groupby("trial_id")[LIFETIME].last()
-    delta = last - base.reindex(last.index)
-    learners = trials.set_index("trial_id")["num_learners"].clip(lower=1)
-    # stores written before the collector clipped it can hold waits longer than the iteration
-    ceiling = steady["time_this_iter_s"] * steady["trial_id"].map(learners).astype(float)
-    steady = steady.assign(learner_wait_s=steady["learner_wait_s"].clip(upper=ceiling))
-    sums = steady.groupby("trial_id")[["time_this_iter_s", "learner_wait_s"]].sum()
-    learners = learners.reindex(last.index)
-    seconds = sums["time_this_iter_s"] * learners  # learner-seconds
-    busy = (seconds - sums["learner_wait_s"]).clip(lower=1e-9)
-    added = delta["buffer_env_steps_added_lifetime"].where(lambda v: v > 0)
-    table = pd.DataFrame(
-        {
-            "warm_up_iterations": warm_end.reindex(last.index),
-            "steady_iterations": steady.groupby("trial_id").size(),
-            "steady_s": sums["time_this_iter_s"],
-            "arrival_steps_per_s": delta["buffer_env_steps_added_lifetime"] / seconds,
-            "trained_steps_per_s": delta["buffer_env_steps_trained_lifetime"] / seconds,
-            "trained_steps_per_busy_s": delta["buffer_env_steps_trained_lifetime"] / busy,
-            "arrival_batches_per_s": delta["buffer_batches_added_lifetime"] / seconds,
-            "samples_per_busy_s": delta["buffer_samples_lifetime"] / busy,
-            "wait_share": sums["learner_wait_s"] / seconds,
-            "steady_drop_fraction": delta["buffer_env_steps_dropped_lifetime"] / added,
-            "steady_reuse": delta["buffer_env_steps_trained_lifetime"] / added,
-            "steady_batches": delta["buffer_batches_added_lifetime"] / learners,
-        }
-    )
-    return table[table["steady_s"] > 0]
-
-
-def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """Per N x K x broadcast_interval cell of one env x hardware: the steady-state medians over
-    its finished trials, and the model's predictions where both rates are known (NaN elsewhere).
-    Computed once per env x hardware and shared by its settings and the aggregation section."""
-    done = analysis.finished(trials)
-    rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
-    if rows.empty:
-        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
-    steady = steady_state(rows, done).join(done.set_index("trial_id")[analysis.CELL])
-    if steady.empty:
-        return pd.DataFrame(columns=[*analysis.CELL, "trials"])
-    numeric = steady.replace([np.inf, -np.inf], np.nan)
-    cells = numeric.groupby(analysis.CELL).median(numeric_only=True).reset_index()
-    cells["trials"] = steady.groupby(analysis.CELL).size().to_numpy()
-    usable = cells.dropna(subset=["arrival_batches_per_s", "samples_per_busy_s"])
-    usable = usable[(usable["arrival_batches_per_s"] > 0) & (usable["samples_per_busy_s"] > 0)]
-    if usable.empty:
-        return cells
-    predicted = buffer_model.predict_grid(usable)
-    columns = [*analysis.CELL, "predicted_drop_fraction", "predicted_reuse"]
-    return cells.merge(predicted[columns], on=analysis.CELL, how="left")
 
 
 def buffer_section(
@@ -101,7 +29,7 @@ def buffer_section(
 ) -> dict:
     """One setting's diagnostics; ``cells``: its rows of ``steady_cells``; ``verdict``: its
     env's, which the advice must not contradict."""
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
         return {"reason": "No finished trial recorded an iteration in this setting."}
@@ -139,7 +67,7 @@ def model_error_text(cells: pd.DataFrame) -> str:
             f"{fmt(batches)} batches per learner in steady state, under the "
             f"{buffer_model.MIN_BATCHES_TO_CHECK} the model's steady state needs."
         )
-    outside = int((~_within_bound(grid)).sum())
+    outside = int((~buffer_model.within_bound(grid)).sum())
     if not outside:
         return f"{found}: every cell within it."
     return f"{found}: {plural(outside, 'cell')} outside it, whose model advice is withheld."
@@ -152,13 +80,6 @@ STATED_BOUND = (
 )
 
 
-def _within_bound(grid: pd.DataFrame) -> pd.Series:
-    """Per cell of ``grid`` (predicted_* beside drop_fraction and reuse): within the bound."""
-    drop = (grid["predicted_drop_fraction"] - grid["drop_fraction"]).abs()
-    reuse = (grid["predicted_reuse"] - grid["reuse"]).abs()
-    return (drop <= buffer_model.DROP_ERROR_BOUND) & (reuse <= buffer_model.REUSE_ERROR_BOUND)
-
-
 def _no_steady_state(rows: pd.DataFrame) -> str:
     return (
         "No trial has a steady-state iteration (one after its learner first trained), so "
@@ -166,16 +87,8 @@ def _no_steady_state(rows: pd.DataFrame) -> str:
     )
 
 
-def _too_few_batches(cells: pd.DataFrame) -> bool:
-    """True when no cell reached the batches the buffer's steady state needs: no advice at all."""
-    return (
-        bool(len(cells))
-        and not (cells["steady_batches"] >= buffer_model.MIN_BATCHES_TO_CHECK).any()
-    )
-
-
 def _advice_note(cells: pd.DataFrame) -> str:
-    if not _too_few_batches(cells):
+    if not buffer_model.too_few_batches(cells):
         return ""
     return (
         "No advice for any cell: each put at most "
@@ -186,7 +99,7 @@ def _advice_note(cells: pd.DataFrame) -> str:
 
 def _cell_rows(cells: pd.DataFrame, shown: Shown, verdict: Verdict | None) -> list[dict]:
     rows = [_cell_row(row, shown, verdict) for row in cells.to_dict("records")]
-    if _too_few_batches(cells):  # the one line above the table says why, once
+    if buffer_model.too_few_batches(cells):  # the one line above the table says why, once
         rows = [row | {"advice": "—", "model_advice": "—"} for row in rows]
     return rows
 
@@ -228,7 +141,7 @@ def _model_verdict(row: dict, cell: Cell, measured: Rates, place) -> dict:
     )
     if unchecked:
         return {"predicted": predicted, "error": error, "model_advice": unchecked}
-    if not bool(_within_bound(grid).iloc[0]):
+    if not bool(buffer_model.within_bound(grid).iloc[0]):
         return {
             "predicted": predicted,
             "error": error,

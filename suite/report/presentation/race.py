@@ -1,5 +1,5 @@
 """The report's race section: which cells each rung eliminated, on what evidence, and where the
-env steps went. Reads ``race.json`` and the trials table only."""
+env steps went. Reads ``race.json`` and the trials table only (through ``analysis.race``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report import analysis, figures
+from suite.report.analysis import metrics
+from suite.report.analysis.race import eliminated_at, leader_improvement, spent_by_cell
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt
-from suite.stats import probability_of_improvement_ci
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt
 
 RULE = (
     "After each rung, every pair of cells with at least {min_seeds} scores each is tested "
@@ -28,27 +29,6 @@ RULE = (
 )
 
 
-def final_trials(trials: pd.DataFrame, race: dict | None) -> pd.DataFrame:
-    """The trials the verdict compares: in a race, the cells of its last decided rung, at that
-    rung's env steps (every cell there has the same seeds and budget); otherwise all."""
-    if not race or not race.get("decisions"):
-        return trials
-    last = race["decisions"][-1]
-    chosen = [
-        trial_id
-        for trial_id, trial in race["trials"].items()
-        if trial["cell"] in last["racing"] and trial["env_steps_budget"] == last["env_steps"]
-    ]
-    return trials[trials["trial_id"].isin(chosen)]
-
-
-def final_env_steps(race: dict | None) -> float | None:
-    """The env steps the verdict's trials ran: the last decided rung's."""
-    if not race or not race.get("decisions"):
-        return None
-    return float(race["decisions"][-1]["env_steps"])
-
-
 def race_section(
     race: dict | None, trials: pd.DataFrame, shown: Shown | None = None
 ) -> dict | None:
@@ -58,7 +38,7 @@ def race_section(
         return None
     labels = _labels(race, trials, shown or Shown())
     schedule = race["schedule"]
-    spent = _spent_by_cell(race)
+    spent = spent_by_cell(race)
     final = schedule["rungs"][-1]
     grid = len(race["cells"]) * final["seeds"] * final["env_steps"]
     total = float(sum(spent.values()))
@@ -157,7 +137,7 @@ def evidence_text(comparison: dict, decision: dict, labels: dict[str, str]) -> s
 
 
 def improvement_text(leader: list[float], cell: list[float]) -> str:
-    found = probability_of_improvement_ci([np.sort(leader)], [np.sort(cell)])
+    found = leader_improvement(leader, cell)
     if not found.known:
         return f"P(leader better) {found.point:.2f}, no CI (fewer than 2 seeds)"
     if found.low == found.high:
@@ -170,27 +150,10 @@ def improvement_text(leader: list[float], cell: list[float]) -> str:
 
 
 def _scores_text(scores: list[float]) -> str:
-    """Seeds and IQM, as the verdict and the heatmaps compute it (``analysis.interval``)."""
+    """Seeds and IQM, as the verdict and the heatmaps compute it (``metrics.interval``)."""
     if not scores:
         return "no score"
-    return f"{len(scores)} seeds, IQM {fmt(analysis.interval(np.asarray(scores)).point)}"
-
-
-def _spent_by_cell(race: dict) -> dict[tuple[str, int], float]:
-    spent: dict[tuple[str, int], float] = {}
-    for trial in race["trials"].values():
-        key = (trial["cell"], trial["rung"])
-        spent[key] = spent.get(key, 0.0) + float(trial["env_steps"])
-    return spent
-
-
-def _eliminated_at(race: dict) -> dict[str, int]:
-    found = {}
-    for decision in race["decisions"]:
-        for comparison in decision["comparisons"]:
-            if comparison["eliminated"]:
-                found.setdefault(comparison["cell"], decision["rung"])
-    return found
+    return f"{len(scores)} seeds, IQM {fmt(metrics.interval(np.asarray(scores)).point)}"
 
 
 @figures.styled
@@ -199,7 +162,7 @@ def _compute_figure(
 ) -> figures.Image:
     cells = sorted(race["cells"], key=natural_key)
     rungs = sorted({rung for _, rung in spent})
-    out = _eliminated_at(race)
+    out = eliminated_at(race)
     height = 0.3 * len(cells) + 1.5  # inches: bars plus title, axis label and legend
     figure = Figure(figsize=(7.5, height))
     figures.margins(figure, left=0.32, right=0.97, bottom=1.0 / height, top=1 - 0.4 / height)

@@ -3,33 +3,28 @@
 RLlib 2.60 throttles the producer to the learner every ``broadcast_interval`` updates; whether
 a cell's buffer can drop at all follows from N, K and broadcast_interval (``suite.rllib_buffer``).
 This section puts the measured drop fraction, reuse and throughput of every cell beside that
-rule, and names any cell that contradicts it.
+rule, and names any cell that contradicts it (``analysis.window`` checks them).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from suite.report import analysis, figures
-from suite.report.formatting import fmt, plural
-from suite.rllib_buffer import N_CANNOT_MATTER, drop_rule, n_cannot_matter
-
-
-def _cells_of(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
-    return [
-        (int(row.n), int(row.k), int(row.broadcast_interval))
-        for row in cells[analysis.BUFFER_AXES].itertuples()
-    ]
+from suite.report.analysis import metrics
+from suite.report.analysis.window import n_cannot_matter_in, rule_check
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt, plural
+from suite.rllib_buffer import N_CANNOT_MATTER
 
 
 def window_rows(cells: pd.DataFrame) -> list[dict]:
     """One row per cell, sorted by K, broadcast_interval, N: the rule beside the steady-state
-    rates (``buffer_section.steady_cells``: the same numbers as the buffer diagnostics)."""
+    rates (``analysis.steady.steady_cells``: the same numbers as the buffer diagnostics)."""
     rows = []
     ordered = cells.sort_values(["k", "broadcast_interval", "n"])
     for row in ordered.to_dict("records"):
-        rule = drop_rule(int(row["n"]), int(row["k"]), int(row["broadcast_interval"]))
-        drops = row["steady_drop_fraction"]
+        check = rule_check(row)
+        rule = check.rule
         rows.append(
             {
                 "k": fmt(row["k"]),
@@ -39,12 +34,12 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
                 "can_drop": rule.possible,
                 "reason": rule.reason,
                 "trials": fmt(row["trials"]),
-                "drop_fraction": fmt(drops),
+                "drop_fraction": fmt(check.drop_fraction),
                 "reuse": fmt(row["steady_reuse"]),
                 "sampled": fmt(row["arrival_steps_per_s"]),
                 "trained": fmt(row["trained_steps_per_s"]),
                 "guard_releases": _count(row.get("guard_releases")),
-                "contradicts": bool(not rule.possible and drops > 0),  # the accountant is exact
+                "contradicts": check.contradicts,
             }
         )
     return rows
@@ -59,7 +54,7 @@ def aggregation_section(
 ) -> dict:
     """The section for one env x hardware setting: rows, rule check and the N verdict;
     ``steady``: its ``steady_cells`` rows, optionally with ``guard_releases``; ``cells``: its
-    ``analysis.cell_table`` rows (for the return at the budget); ``order``: how trials ran."""
+    ``metrics.cell_table`` rows (for the return at the budget); ``order``: how trials ran."""
     measured = steady[steady["trials"] > 0] if len(steady) else steady
     if measured.empty:
         return {
@@ -93,7 +88,7 @@ def aggregation_section(
         "images": [figures.aggregation_window(measured, alt)] if varies else [],
         "rows": rows,
         "check": check,
-        "n_verdict": N_CANNOT_MATTER if n_cannot_matter(_cells_of(measured)) else "",
+        "n_verdict": N_CANNOT_MATTER if n_cannot_matter_in(measured) else "",
         "varies_interval": varies,
         "throughput": throughput_notes(measured, cells, seeds, order) if varies else [],
     }
@@ -102,7 +97,7 @@ def aggregation_section(
 def throughput_notes(steady: pd.DataFrame, cells: pd.DataFrame, seeds: str, order: str) -> list:
     """Per N x K: what going from the lowest to the highest broadcast_interval did to sampled
     and trained env steps/s and to the return, with the seeds and run order behind it."""
-    returns = cells.set_index(analysis.BUFFER_AXES)[f"{analysis.FINAL_RETURN.column}_point"]
+    returns = cells.set_index(metrics.BUFFER_AXES)[f"{metrics.FINAL_RETURN.column}_point"]
     notes = []
     for (n, k), group in steady.groupby(["n", "k"], sort=True):
         if group["broadcast_interval"].nunique() < 2:

@@ -1,8 +1,8 @@
 """The report of a search run: the verdict from the held-out seeds, how the search went, each
 searched setting against its score, and the suggestions it stopped, with their evidence.
 
-Reads ``search.json`` (what the search decided, and why) and the trials table (the returns,
-read at the budget like every other section reads them). Nothing here imports Ray.
+Reads ``search.json`` (what the search decided, and why) and the trials table, through
+``analysis.search`` (the returns, read at the budget like every other section reads them).
 """
 
 from __future__ import annotations
@@ -14,47 +14,20 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
-from suite.report import budget, figures
-from suite.report.formatting import fmt
-from suite.stats.validation import Validation, iqm_interval, validate
-from suite.store.reader import RunData
-from suite.store.schema import INCUMBENT, TrialStatus
+from suite.report.analysis.search import (
+    held_out_runs,
+    phase_scores,
+    short_of_budget,
+    suggestion_name,
+    validation,
+)
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt
+from suite.stats.validation import Validation, iqm_interval
+from suite.store.schema import INCUMBENT
 
 PANELS_PER_ROW = 4
 NUMBERS = ("env_steps", "milestone_env_steps", "first_seed", "validation_first_seed")
-
-
-def suggestion_name(suggestion: int, config: str) -> str:
-    return (
-        f"{config} (the config itself)" if suggestion == INCUMBENT else f"suggestion {suggestion}"
-    )
-
-
-def search_trials(run: RunData) -> pd.DataFrame:
-    """A search's trials read at exactly its env steps, the one reading every part of a search's
-    page and its promotion use: a trial stopped short (the budget's time cap) has no return
-    there, so it is not a seed of the verdict, and the verdict never moves to fewer steps."""
-    steps = float(run.search["schedule"]["env_steps"])
-    return budget.with_budget_metrics(run.trials, run.iterations, steps, exact=True)
-
-
-def phase_scores(trials: pd.DataFrame, phase: str) -> dict[int, np.ndarray]:
-    """Suggestion id -> the finished trials' returns at the budget in ``phase``."""
-    done = trials[(trials["phase"] == phase) & trials["return_at_budget"].notna()]
-    return {
-        int(sid): np.sort(group["return_at_budget"].to_numpy(float))
-        for sid, group in done.groupby("suggestion", sort=True)
-    }
-
-
-def validation(record: dict, trials: pd.DataFrame) -> Validation | None:
-    """The verdict; None when the config itself or every suggestion lacks held-out returns."""
-    scores = phase_scores(trials, "validation")
-    if INCUMBENT not in scores or len(scores) < 2:
-        return None
-    config = record["config"]
-    named = {suggestion_name(sid, config): values for sid, values in scores.items()}
-    return validate(named, suggestion_name(INCUMBENT, config), record["schedule"]["alpha"])
 
 
 def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
@@ -69,7 +42,7 @@ def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
         "config": config,
         "status": _status(record, verdict),
         "verdict": verdict,
-        "validation_rows": _validation_rows(verdict, _held_out_runs(trials, config))
+        "validation_rows": _validation_rows(verdict, held_out_runs(trials, config))
         if verdict
         else [],
         "short": _short_note(trials, schedule),
@@ -106,24 +79,13 @@ def _counts(suggestions: list[dict]) -> str:
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
-def _held_out_runs(trials: pd.DataFrame, config: str) -> dict[str, int]:
-    """Validated name -> its held-out trials that ran, scored or not."""
-    held_out = trials[trials["phase"] == "validation"]
-    return {
-        suggestion_name(int(sid), config): len(group)
-        for sid, group in held_out.groupby("suggestion", sort=True)
-    }
-
-
 def _short_note(trials: pd.DataFrame, schedule: dict) -> str:
     """Why some held-out trials have no score: they stopped before the search's env steps."""
-    finished = trials["status"] == TrialStatus.FINISHED
-    held_out = trials[(trials["phase"] == "validation") & finished]
-    short = held_out[held_out["return_at_budget"].isna()]
-    if short.empty:
+    short, held_out = short_of_budget(trials)
+    if not short:
         return ""
     return (
-        f"{len(short)} of {len(held_out)} held-out trials stopped before "
+        f"{short} of {held_out} held-out trials stopped before "
         f"{fmt(schedule['env_steps'])} env steps (the budget's time cap per trial), so they have "
         "no return at the budget and are not seeds of the verdict."
     )

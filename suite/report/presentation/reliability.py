@@ -1,5 +1,6 @@
 """The report's section on hangs: trials the stall watchdog stopped, and cells where RLlib 2.60's
-aggregation wait had to be released by the deadlock guard, with what that means."""
+aggregation wait had to be released by the deadlock guard (``analysis.reliability``), with what
+that means."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import math
 import pandas as pd
 
 from suite.configs.axes import trial_label
-from suite.report import analysis
+from suite.report.analysis.reliability import guard_releases, stalled_trials
 from suite.store import schema
-from suite.store.schema import TrialStatus
 
 DEADLOCK_EXPLAINED = (
     "RLlib 2.60's learner makes every broadcast_interval-th update() call wait until its learner "
@@ -24,27 +24,9 @@ DEADLOCK_EXPLAINED = (
     "where plain RLlib 2.60 would have hung. benchmarks/repro/circular_buffer_deadlock.py "
     "reproduces it with plain RLlib."
 )
-CELL = analysis.CELL
-GUARD = "deadlock_guard_releases_lifetime"
 PREDATES_GUARD_COUNTER = (
     "This store predates the deadlock guard's release counter, so releases are not known."
 )
-
-
-def guard_releases(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame | None:
-    """Per cell: its trials and the aggregation waits the deadlock guard released in them
-    (summed, from each trial's last iteration). The one reader of guard releases: this section
-    and the aggregation window's table both show it. None when the store predates the counter."""
-    if GUARD not in iterations or iterations[GUARD].isna().all():
-        return None
-    ordered = iterations.sort_values(["trial_id", "iteration"])
-    last = ordered.groupby("trial_id")[GUARD].last()
-    per_trial = trials.assign(guard_releases=trials["trial_id"].map(last).fillna(0.0))
-    table = per_trial.groupby(CELL, as_index=False, sort=True).agg(
-        guard_trials=("trial_id", "count"), guard_releases=("guard_releases", "sum")
-    )
-    table["guard_releases"] = table["guard_releases"].astype(int)
-    return table
 
 
 def reliability(trials: pd.DataFrame, metadata: dict, iterations: pd.DataFrame) -> dict:
@@ -76,8 +58,7 @@ def _guard_note(guard_on: bool | None, stall_timeout_s: float | None) -> str:
 
 
 def _stalled_trials(trials: pd.DataFrame) -> list[dict]:
-    stalls = trials["stalls"].fillna(0)
-    hit = trials[(trials["status"] == TrialStatus.STALLED) | (stalls > 0)]
+    hit = stalled_trials(trials)
     rows = hit[[*schema.AXIS_COLUMNS, "status", "stalls", "error"]].to_dict("records")
     for row in rows:
         row["stalls"] = 0 if math.isnan(row["stalls"]) else int(row["stalls"])

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from suite.report.buffer_model import MIN_BATCHES_TO_CHECK
+from suite.humanize import fmt
+from suite.report.analysis.buffer_model import MIN_BATCHES_TO_CHECK
+from suite.report.analysis.verdict import DECISIVE, LEANING, Verdict
 from suite.report.cell import Cell
-from suite.report.formatting import fmt
-from suite.report.verdict import DECISIVE, LEANING, Verdict
 from suite.rllib_buffer import drop_rule
 
 DROPPING = 0.10  # drop fraction above which the cell is said to drop

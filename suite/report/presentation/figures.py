@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from suite.report.curves import Band
+from suite.report.analysis.curves import Band
 
 GRID_MARKERS = 20  # curves with fewer points show each point (a lone point is otherwise invisible)
 CSS_PX_PER_INCH = 96

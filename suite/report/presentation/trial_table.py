@@ -1,22 +1,19 @@
-"""The all-trials table: run order, start time, the settings that drive the rates, results.
-
-Start times and batch sizes come from each trial's folder in the store
-(``trials/<id>/timing.json`` and ``config.json``); a trial without them shows "n/a".
+"""The all-trials table: run order, start time, the settings that drive the rates, results,
+and the warnings when throughput tracks run order (``analysis.trials``). A trial whose folder
+lacks its start time or batch sizes shows "n/a".
 """
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from suite.report.formatting import fmt, learners_text
-from suite.store.schema import FINISHED
+from suite.report.analysis.trials import order_drift
+from suite.report.cell import learners_text
+from suite.report.presentation.formatting import fmt
 
 COLUMNS = [  # (column, header, shown below 900 px)
     ("run_order", "order", True),
@@ -40,46 +37,6 @@ COLUMNS = [  # (column, header, shown below 900 px)
     ("error", "error", False),
 ]
 STATUS_COLUMN = [column for column, _, _ in COLUMNS].index("status")
-ORDER_TRACKING_RHO = 0.7  # |Spearman rho| of throughput vs run order that draws a warning
-MIN_TRIALS_FOR_ORDER = 4
-
-
-def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
-    """trial_id -> started_at (epoch s), train batch, fragment length and num_epochs, from the
-    trial folders."""
-    rows = []
-    for trial_id in trial_ids:
-        folder = run_path / "trials" / str(trial_id)
-        timing = _read_json(folder / "timing.json")
-        config = _read_json(folder / "config.json").get("resolved_config", {})
-        batch = config.get("train_batch_size_per_learner") or config.get("train_batch_size")
-        rows.append(
-            {
-                "trial_id": trial_id,
-                "started_at": timing.get("started_at", math.nan),
-                "train_batch": batch if batch is not None else math.nan,
-                "fragment": config.get("rollout_fragment_length", math.nan),
-                "num_epochs": config.get("num_epochs") or math.nan,
-            }
-        )
-    columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def with_run_order(trials: pd.DataFrame, details: pd.DataFrame) -> pd.DataFrame:
-    """Add started_at and run_order (1 = first to start; by trial id where times are missing)."""
-    merged = trials.merge(details, on="trial_id", how="left")
-    order = merged.sort_values(["started_at", "trial_id"], na_position="last").index
-    merged.loc[order, "run_order"] = np.arange(1, len(merged) + 1)
-    return merged
 
 
 def order_warnings(trials: pd.DataFrame, shuffled: bool = False) -> list[str]:
@@ -92,20 +49,13 @@ def order_warnings(trials: pd.DataFrame, shuffled: bool = False) -> list[str]:
         else "Shuffle trial order (the runner does from now on) and run more seeds before "
         "reading throughput."
     )
-    warnings = []
-    for env, group in trials[trials["status"] == FINISHED].groupby("env", sort=True):
-        pair = group[["run_order", "mean_env_steps_per_s"]].dropna()
-        if len(pair) < MIN_TRIALS_FOR_ORDER or pair["mean_env_steps_per_s"].nunique() < 2:
-            continue
-        rho = stats.spearmanr(pair["run_order"], pair["mean_env_steps_per_s"]).statistic
-        if abs(rho) >= ORDER_TRACKING_RHO:
-            trend = "rises" if rho > 0 else "falls"
-            warnings.append(
-                f"{env}: throughput {trend} with run order (Spearman ρ = {rho:.2f} over "
-                f"{len(pair)} trials), so differences in env steps/s between cells may be the "
-                f"machine warming up or drifting rather than N or K. {advice}"
-            )
-    return warnings
+    return [
+        f"{drift.env}: throughput {'rises' if drift.rho > 0 else 'falls'} with run order "
+        f"(Spearman ρ = {drift.rho:.2f} over {drift.trials} trials), so differences in env "
+        "steps/s between cells may be the machine warming up or drifting rather than N or K. "
+        f"{advice}"
+        for drift in order_drift(trials)
+    ]
 
 
 def order_note(metadata: dict) -> str:

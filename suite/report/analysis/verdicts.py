@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pandas as pd
 
-from suite.report import analysis
+from suite.humanize import fmt, plural
+from suite.report.analysis import metrics
+from suite.report.analysis.broadcast import UPDATES, no_broadcast_text
+from suite.report.analysis.normalize import Normalization, normalization
+from suite.report.analysis.verdict import INCONCLUSIVE, CellScores, Context, Verdict, judge
+from suite.report.analysis.window import n_cannot_matter_in
 from suite.report.cell import Cell, Shown
-from suite.report.formatting import fmt, plural
-from suite.report.normalize import Normalization, normalization
-from suite.report.scope import UPDATES, no_broadcast_text
-from suite.report.verdict import INCONCLUSIVE, CellScores, Context, judge
-from suite.rllib_buffer import N_CANNOT_MATTER, n_cannot_matter
+from suite.rllib_buffer import N_CANNOT_MATTER
 from suite.store.schema import TrialStatus
 
-AXES = [axis for axis in analysis.CELL if axis != "env"]
+AXES = [axis for axis in metrics.CELL if axis != "env"]
 STATUS_WHY = {
     TrialStatus.ERROR: "failed",
     TrialStatus.STALLED: "stalled",
@@ -22,15 +25,23 @@ STATUS_WHY = {
 }
 
 
-def varies(trials: pd.DataFrame, columns: list[str]) -> bool:
-    return any(trials[column].nunique() > 1 for column in columns)
+@dataclass(frozen=True)
+class ScopeVerdict:
+    """The verdict on one env, or on all envs together, with what it was judged on."""
+
+    scope: str  # the env, or "All envs together"
+    verdict: Verdict
+    basis: str  # what the scores are: "return at 6,000 env steps, IQM over seeds"
+    threshold_note: str = ""  # how many trials reached the env's return threshold
+    notes: list[str] = field(default_factory=list)  # e.g. why N cannot matter here
+    blocked: bool = False  # nothing in the run could make the cells' scores differ
 
 
 def normalizations(trials: pd.DataFrame) -> dict[str, Normalization]:
     return {env: _normalization(group) for env, group in trials.groupby("env", sort=True)}
 
 
-def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
+def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[ScopeVerdict]:
     """Per env, then across envs when the run has several; each says how sure it is and why.
     ``shown``: the page's cell labels (default: the axes that vary in ``trials``)."""
     shown = shown or Shown.of(trials)
@@ -39,9 +50,7 @@ def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
         _env_verdict(env, group, norms[env], shown)
         for env, group in trials.groupby("env", sort=True)
     ]
-    comparable = not all(
-        item["verdict"].strength == INCONCLUSIVE and item["blocked"] for item in items
-    )
+    comparable = not all(item.verdict.strength == INCONCLUSIVE and item.blocked for item in items)
     if len(norms) > 1 and comparable:  # where no env can compare cells, neither can all together
         items.append(_pooled_verdict(trials, norms, shown))
     return items
@@ -50,7 +59,7 @@ def verdicts(trials: pd.DataFrame, shown: Shown | None = None) -> list[dict]:
 def _normalization(env_trials: pd.DataFrame) -> Normalization:
     env = env_trials["env"].iloc[0]
     threshold = _threshold(env_trials)
-    lowest = env_trials[analysis.FINAL_RETURN.column].min()
+    lowest = env_trials[metrics.FINAL_RETURN.column].min()
     return normalization(env, threshold, float(lowest) if pd.notna(lowest) else 0.0)
 
 
@@ -69,41 +78,40 @@ def cell_scores(env_trials: pd.DataFrame, shown: Shown) -> dict[tuple, CellScore
     env = env_trials["env"].iloc[0]
     for key, group in env_trials.groupby(AXES, sort=True):
         label = Cell.of({"env": env, **dict(zip(AXES, key, strict=True))}).label(shown)
-        scores = np.sort(analysis.finished(group)[analysis.FINAL_RETURN.column].dropna().to_numpy())
+        scores = np.sort(metrics.finished(group)[metrics.FINAL_RETURN.column].dropna().to_numpy())
         cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
     return cells
 
 
 def why_missing(group: pd.DataFrame) -> str:
     """Why a cell has no score at the budget: its trials failed, stalled, or saw no episode."""
-    statuses = set(group["status"]) - {analysis.FINISHED}
-    if statuses and group["status"].ne(analysis.FINISHED).all():
+    statuses = set(group["status"]) - {metrics.FINISHED}
+    if statuses and group["status"].ne(metrics.FINISHED).all():
         return " / ".join(sorted(STATUS_WHY.get(status, status.lower()) for status in statuses))
     first = group["first_episode_env_steps"].min()
     late = f" (the first finished at {fmt(float(first))})" if pd.notna(first) else ""
     return f"no finished episode by {budget_text(group)}{late}"
 
 
-def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> dict:
+def _env_verdict(env, env_trials, norm: Normalization, shown: Shown) -> ScopeVerdict:
     threshold = _threshold(env_trials)
     context = _context(env_trials)
     cells = cell_scores(env_trials, shown)
     found = judge(list(cells.values()), context)
-    return {
-        "scope": env,
-        "verdict": found,
-        "basis": f"return at {budget_text(env_trials)}, IQM over seeds",
-        "threshold_note": _threshold_note(env_trials, threshold),
-        "notes": drop_notes(env_trials),
-        "blocked": bool(context.cannot_compare),
-    }
+    return ScopeVerdict(
+        scope=env,
+        verdict=found,
+        basis=f"return at {budget_text(env_trials)}, IQM over seeds",
+        threshold_note=_threshold_note(env_trials, threshold),
+        notes=drop_notes(env_trials),
+        blocked=bool(context.cannot_compare),
+    )
 
 
 def drop_notes(env_trials: pd.DataFrame) -> list[str]:
     """Where this env's trials vary N but no cell can drop a batch (``suite.rllib_buffer``)."""
-    done = analysis.finished(env_trials).drop_duplicates(analysis.BUFFER_AXES)
-    cells = [(int(r.n), int(r.k), int(r.broadcast_interval)) for r in done.itertuples()]
-    if not n_cannot_matter(cells):
+    done = metrics.finished(env_trials).drop_duplicates(metrics.BUFFER_AXES)
+    if not n_cannot_matter_in(done):
         return []
     return [
         f"{N_CANNOT_MATTER}. No cell can drop a batch, so any difference between its N values "
@@ -114,15 +122,15 @@ def drop_notes(env_trials: pd.DataFrame) -> list[str]:
 def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
     if threshold is None:
         return "This env has no return threshold."
-    done = analysis.finished(env_trials)
-    reached = int(done[analysis.STEPS_TO_THRESHOLD.column].notna().sum())
+    done = metrics.finished(env_trials)
+    reached = int(done[metrics.STEPS_TO_THRESHOLD.column].notna().sum())
     return (
         f"{reached} of {plural(len(done), 'finished trial')} reached the return threshold "
         f"{fmt(threshold)} within {budget_text(env_trials)}."
     )
 
 
-def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> dict:
+def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> ScopeVerdict:
     per_env = {env: cell_scores(group, shown) for env, group in trials.groupby("env", sort=True)}
     keys = sorted(set.union(*(set(cells) for cells in per_env.values())))
     cells = []
@@ -136,15 +144,12 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> di
     names = {norm.name for norm in norms.values()}
     all_atari = all(norm.floor is not None for norm in norms.values())
     context = Context(0.0 if all_atari else None, None, None, budget_text(trials), fmt)
-    return {
-        "scope": "All envs together",
-        "verdict": judge(cells, context),
-        "basis": "normalized return at the budget, IQM over all envs' seeds, "
+    return ScopeVerdict(
+        scope="All envs together",
+        verdict=judge(cells, context),
+        basis="normalized return at the budget, IQM over all envs' seeds, "
         "bootstrap stratified by env; " + "; ".join(sorted(names)),
-        "threshold_note": "",
-        "notes": [],
-        "blocked": False,
-    }
+    )
 
 
 def env_verdict_cells(trials: pd.DataFrame) -> tuple:

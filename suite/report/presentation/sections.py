@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from suite.report import analysis, figures
-from suite.report.curves import bands, run_curves
-from suite.report.formatting import fmt
-from suite.report.heatmap import heatmap
-from suite.report.normalize import Normalization
+from suite.report.analysis import metrics
+from suite.report.analysis.curves import bands, run_curves
+from suite.report.analysis.normalize import Normalization
+from suite.report.presentation import figures
+from suite.report.presentation.formatting import fmt
+from suite.report.presentation.heatmap import heatmap
 
 MAX_CURVES_PER_CELL = 50  # enough for a stable IQM band; keeps 1,000-trial reports fast
 CURVE_AXES = (("env_steps", "env steps"), ("wall_time_s", "wall time (s)"))
@@ -21,7 +22,7 @@ def learning_curves(
 ) -> dict:
     """One figure per setting: every N x K cell on one axis per x (env steps, wall time), coloured
     by K (``ks``: the page's K values, so a K keeps its colour across the page)."""
-    done = analysis.finished(trials)
+    done = metrics.finished(trials)
     if done.empty:
         return {"reason": "No finished trial in this setting, so there are no curves to pool."}
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
@@ -65,19 +66,19 @@ def heatmap_scales(
     max_k = float(cells["k"].max()) if len(cells) else 1.0
     budget = _max(trials["budget_env_steps"], 1.0)
     seconds = _max(trials["wall_time_s"], 1.0)
-    for metric in analysis.CELL_METRICS:
+    for metric in metrics.CELL_METRICS:
         values = cells[f"{metric.column}_point"].replace([np.inf, -np.inf], np.nan)
         for env, norm in norms.items():
             mine = values[cells["env"] == env]
-            if metric in (analysis.FINAL_RETURN, analysis.AUC):
+            if metric in (metrics.FINAL_RETURN, metrics.AUC):
                 scale = (_min(mine, norm.zero), _max(mine, norm.one))
-            elif metric is analysis.DROP_FRACTION:
+            elif metric is metrics.DROP_FRACTION:
                 scale = (0.0, 1.0)
-            elif metric is analysis.REUSE:
+            elif metric is metrics.REUSE:
                 scale = (0.0, max_k)
-            elif metric is analysis.STEPS_TO_THRESHOLD:
+            elif metric is metrics.STEPS_TO_THRESHOLD:
                 scale = (0.0, budget)
-            elif metric is analysis.TIME_TO_THRESHOLD:
+            elif metric is metrics.TIME_TO_THRESHOLD:
                 scale = (0.0, seconds)
             else:
                 scale = (0.0, _max(values, 1.0))
@@ -103,9 +104,9 @@ def heatmaps(
             "return_images": [],
             "return_reason": "",
         }
-    metrics = [m for m in analysis.CELL_METRICS if threshold is not None or not m.never_is_inf]
+    mapped = [m for m in metrics.CELL_METRICS if threshold is not None or not m.never_is_inf]
     drawn, empty, never = [], [], []
-    for metric in metrics:
+    for metric in mapped:
         values = cells[f"{metric.column}_point"]
         if values.isna().all():
             empty.append(metric.label)
@@ -149,15 +150,15 @@ def heatmaps(
 # Maps of the return: they say nothing where no trial's policy changed (the first screen says
 # why), so the page folds them with the evidence and curves there.
 RETURN_METRICS = (
-    analysis.FINAL_RETURN,
-    analysis.AUC,
-    analysis.STEPS_TO_THRESHOLD,
-    analysis.TIME_TO_THRESHOLD,
+    metrics.FINAL_RETURN,
+    metrics.AUC,
+    metrics.STEPS_TO_THRESHOLD,
+    metrics.TIME_TO_THRESHOLD,
 )
 
 
 def scaling(trials: pd.DataFrame) -> dict:
-    table = analysis.scaling_table(trials)
+    table = metrics.scaling_table(trials)
     if table is None:
         return {
             "reason": "num_learners and num_gpus_per_learner do not vary in this run, so there "

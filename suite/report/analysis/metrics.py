@@ -18,7 +18,6 @@ from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
 from suite.store.schema import FINISHED
 
 HARDWARE = ["num_learners", "num_gpus_per_learner"]
-SAMPLING = ["num_env_runners", "num_envs_per_env_runner"]
 BUFFER_AXES = ["n", "k", "broadcast_interval"]
 # Every sweep axis is part of the cell key: trials that differ in any axis are never pooled as
 # if they were seeds of one setting.
@@ -53,7 +52,7 @@ DROP_FRACTION = Metric("drop_fraction", "drop fraction, whole run", False)
 REUSE = Metric("reuse", "reuse, whole run", None)
 STALENESS = Metric("staleness_updates_mean", "staleness (updates)", None, unit="updates")
 # The whole run's rates (warm-up included) from the trials table; the buffer diagnostics and the
-# aggregation window show steady-state rates (``buffer_section.steady_cells``) and say so.
+# aggregation window show steady-state rates (``analysis.steady.steady_cells``) and say so.
 CELL_METRICS = (
     FINAL_RETURN,
     AUC,

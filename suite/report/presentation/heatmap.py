@@ -17,9 +17,9 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from suite.report.analysis import Metric
-from suite.report.figures import Image, encode, margins, styled
-from suite.report.formatting import fmt
+from suite.report.analysis.metrics import Metric
+from suite.report.presentation.figures import Image, encode, margins, styled
+from suite.report.presentation.formatting import fmt
 
 COLOURS = "viridis"
 MISSING = "#d9d9d9"

@@ -58,3 +58,15 @@ def model_error(grid: pd.DataFrame) -> ModelError:
         drop_fraction=float((grid["predicted_drop_fraction"] - grid["drop_fraction"]).abs().max()),
         reuse=float((grid["predicted_reuse"] - grid["reuse"]).abs().max()),
     )
+
+
+def within_bound(grid: pd.DataFrame) -> pd.Series:
+    """Per cell of ``grid`` (predicted_* beside drop_fraction and reuse): within the bound."""
+    drop = (grid["predicted_drop_fraction"] - grid["drop_fraction"]).abs()
+    reuse = (grid["predicted_reuse"] - grid["reuse"]).abs()
+    return (drop <= DROP_ERROR_BOUND) & (reuse <= REUSE_ERROR_BOUND)
+
+
+def too_few_batches(cells: pd.DataFrame) -> bool:
+    """True when no cell reached the batches the buffer's steady state needs: no advice at all."""
+    return bool(len(cells)) and not (cells["steady_batches"] >= MIN_BATCHES_TO_CHECK).any()
