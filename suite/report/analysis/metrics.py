@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from suite.configs.axes import AXIS_NAMES
+from suite.report.cell import HARDWARE
 from suite.stats import Interval, interquartile_mean, stratified_bootstrap_ci
 from suite.store.schema import FINISHED
 
-HARDWARE = ["num_learners", "num_gpus_per_learner"]
 BUFFER_AXES = ["n", "k", "broadcast_interval"]
 # Every sweep axis is part of the cell key: trials that differ in any axis are never pooled as
 # if they were seeds of one setting.
