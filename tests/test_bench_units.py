@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from suite.bench import readme_table
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
 from suite.bench.curves import Curve
 from suite.bench.notes import Notes, NotesError, load_notes, parse_notes
@@ -150,6 +151,64 @@ def test_render_only_measures_nothing_and_writes_results_md(tmp_path):
     text = (bench / "RESULTS.md").read_text()
     assert "| `pendulum` | 6016 |" in text and "_Measured then on box._" in text
     assert sorted(path.name for path in (bench / "raw").iterdir()) == ["throughput.json"]
+
+
+def test_the_readme_peers_table_is_row_11_rendered():
+    """The README's "How good are the tuned configs" table holds no number of its own."""
+    readme = (NOTES.parents[1] / "README.md").read_text()
+    record = json.loads((NOTES.parent / "raw" / "peers.json").read_text())
+    assert readme_table.BEGIN in readme
+    assert readme_table.with_table(readme, record) == readme
+
+
+def _peers_record(met: bool) -> dict:
+    side = {
+        "seeds": 2,
+        "return_at": {"100": {"point": -300.0, "low": -310.0, "high": -290.0, "n": 2}},
+        "seconds_to_threshold": {
+            "median": 12.0,
+            "q1": 11.5,
+            "q3": 12.5,
+            "min": 11.0,
+            "max": 13.0,
+            "n": 2,
+        },
+        "first_point_s": {"median": 3.0, "q1": 3.0, "q3": 3.0, "min": 3.0, "max": 3.0, "n": 2},
+        "reached": 2,
+    }
+    target = {"text": "return at 100 at least SB3's", "kind": "return", "mark": 100, "met": met}
+    env = {"threshold": -250.0, "marks": [50, 100], "targets": [target]}
+    env["sides"] = {"sb3": side, "pendulum": side}
+    data = {"seeds": 2, "first_seed": 20_000, "envs": {"Pendulum-v1": env}}
+    return {"row": "peers", "measured_at": "then", "machine": "box", "quick": False, "data": data}
+
+
+def test_the_readme_table_reads_its_numbers_from_the_record():
+    readme = f"# head\n\n{readme_table.BEGIN}\n| stale | row |\n{readme_table.END}\n\ntail\n"
+    text = readme_table.with_table(readme, _peers_record(met=True))
+    assert text.startswith("# head\n\n") and text.endswith("\n\ntail\n")
+    assert "| stale | row |" not in text
+    assert "| Pendulum-v1 | suite `pendulum` | 100 env steps | -300 [-310, -290] |" in text
+    assert "seeds 20,000 to 20,001" in text and "Measured then on box" in text
+    assert "- Pendulum-v1, return at 100 at least SB3's: **met**" in text
+    with pytest.raises(readme_table.MissingMarkersError, match="lacks the markers"):
+        readme_table.with_table(f"{readme_table.BEGIN}\nno end\n", _peers_record(met=True))
+
+
+def test_render_only_rewrites_the_readme_table_beside_its_benchmarks(tmp_path):
+    (tmp_path / "benchmarks").mkdir()
+    record = json.loads((NOTES.parent / "raw" / "peers.json").read_text())
+    bench = bench_dir(tmp_path / "benchmarks", {"peers": record})
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{readme_table.BEGIN}\n| stale |\n{readme_table.END}\n")
+    assert main(["--render-only", "--out-dir", str(bench)]) == 0
+    assert readme.read_text() == readme_table.with_table(readme.read_text(), record)
+    assert "| stale |" not in readme.read_text()
+    other = tmp_path / "other"
+    (other / "benchmarks").mkdir(parents=True)
+    (other / "README.md").write_text("# another checkout, no table\n")
+    assert main(["--render-only", "--out-dir", str(bench_dir(other / "benchmarks", {}))]) == 0
+    assert (other / "README.md").read_text() == "# another checkout, no table\n"
 
 
 def test_interleaved_rates_warm_up_first_then_abba():

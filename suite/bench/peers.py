@@ -384,14 +384,14 @@ def render_env(env: str, found: dict) -> list[str]:
     ]
     for side, summary in found["sides"].items():
         returns = " | ".join(
-            _ci(summary["return_at"][str(mark)], summary["seeds"]) for mark in marks
+            ci_text(summary["return_at"][str(mark)], summary["seeds"]) for mark in marks
         )
         timing = " | ".join(
             median_and_range(summary[key])
             for key in ("first_point_s", "seconds_at_last_mark", "env_steps_per_s")
         )
         lines.append(
-            f"| {_side_label(side)} | {returns} | "
+            f"| {side_label(side)} | {returns} | "
             f"{median_and_range(summary['seconds_to_threshold'])} | "
             f"{summary['reached']}/{summary['seeds']} | {timing} |"
         )
@@ -399,13 +399,13 @@ def render_env(env: str, found: dict) -> list[str]:
     return [*lines, "", _sb3_settings(found["sb3_settings"])]
 
 
-def _side_label(side: str) -> str:
+def side_label(side: str) -> str:
     if side == SB3:
         return SB3_LABEL
     return f"RLlib's settings `{side}`" if side.endswith("_rllib") else f"suite `{side}`"
 
 
-def _ci(found: dict, seeds: int) -> str:
+def ci_text(found: dict, seeds: int) -> str:
     """'IQM [low, high]', saying how many seeds it is over when some curves end before."""
     if math.isnan(found["point"]):
         return "n/a (curves end before)"
@@ -444,11 +444,11 @@ def _gap(target: dict, found: dict) -> str:
             continue  # the targets compare the suite's config with SB3
         if target["kind"] == "return":
             at_mark = summary["return_at"][str(target["mark"])]
-            measured = f"{_ci(at_mark, summary['seeds'])} at {target['mark']:,}"
+            measured = f"{ci_text(at_mark, summary['seeds'])} at {target['mark']:,}"
         else:
             measured = _time_to(summary["seconds_to_threshold"], found["threshold"])
         parts.append(
-            f"{_side_label(side)}: {measured}, first score at "
+            f"{side_label(side)}: {measured}, first score at "
             f"{_median(summary['first_point_s'])} s, "
             f"{_median(summary['env_steps_per_s'])} env steps/s"
         )
