@@ -105,7 +105,7 @@ def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
     plan = plan_sweep(load_sweep("cartpole_nk"), options, TWO_CORES)
     assert {trial.drops.label for trial in plan.trials} == {"no, B <= N"}
     assert plan.drop_warnings() == [
-        "cartpole: N cannot change drops here: broadcast_interval <= N with K=1"
+        "cartpole_probed: N cannot change drops here: broadcast_interval <= N with K=1"
     ]
 
 
