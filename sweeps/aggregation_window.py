@@ -14,6 +14,8 @@ model's steady state; the report prints the model's error against its stated bou
 that can drop at K=1 hang bare RLlib 2.60; the suite's deadlock guard releases them.
 Run: ``python -m suite.sweep aggregation_window`` (12 trials; one such run is
 results/example-aggregation_window-smoke, and the README says how long it took on 2 cores).
+That run's trials name ``cartpole``, with the settings now also called ``cartpole_probed``; once
+``cartpole`` is re-tuned, a new run measures the re-tuned settings instead.
 """
 
 from suite.sweep.spec import Budget, Sweep

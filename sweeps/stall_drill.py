@@ -14,7 +14,7 @@ SWEEP = Sweep(
     name="stall_drill",
     description="CartPole-v1, 2 seeds; seed 1 runs an env that blocks for good after 300 steps",
     question="Are hung trials stopped, their stacks saved, recorded STALLED, the rest kept?",
-    configs=("cartpole",),
+    configs=("cartpole_probed",),  # fixed: its cost never moves with cartpole's tuning
     axes={"n": (4,), "k": (2,)},
     settings={
         "env": "suite.faults.StallingCartPole",

@@ -90,7 +90,7 @@ def test_continuous_configs_start_from_impact_continuous_setting():
 
 
 def test_layers_apply_in_order_axes_then_overrides():
-    config = resolve("cartpole", {"n": 4, "k": 8, "seed": 3}, {"k": 2, "lr": 1e-3})
+    config = resolve("cartpole_probed", {"n": 4, "k": 8, "seed": 3}, {"k": 2, "lr": 1e-3})
     assert config.circular_buffer_num_batches == 4
     assert config.circular_buffer_iterations_per_batch == 2  # the command line wins over the axis
     assert config.seed == 3
@@ -118,7 +118,7 @@ def test_resolved_config_is_json_serialisable():
 )
 def test_invalid_values_are_refused_with_a_clear_message(overrides, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        resolve("cartpole", {}, overrides)
+        resolve("cartpole_probed", {}, overrides)
 
 
 def test_unknown_names_list_the_known_ones():
@@ -142,7 +142,7 @@ def test_registry_cli_lists_at_least_seven_configs():
 
 
 def test_settings_behind_properties_can_be_overridden():
-    config = resolve("cartpole", {}, {"train_batch_size_per_learner": 300})
+    config = resolve("cartpole_probed", {}, {"train_batch_size_per_learner": 300})
     assert config.train_batch_size_per_learner == 300
 
 
@@ -198,21 +198,32 @@ def test_expected_results_are_read_from_their_evidence_not_written_in_code():
         (Path(__file__).resolve().parents[1] / "benchmarks" / "raw" / "race.json").read_text()
     )
     cartpole = record["data"]["configs"]["cartpole"]
-    found = get_config("cartpole").measured()
+    found = get_config("cartpole_probed").measured()
     assert found.date == record["measured_at"] and record["machine"] in found.hardware
     assert f"median {cartpole['seconds']['median']:.0f} s" in found.result
     assert found.seeds == str(cartpole["seeds"])
-    assert get_config("cartpole").expected == found.result
+    assert get_config("cartpole_probed").expected == found.result
     baseline = get_config("pendulum_rllib").measured()
     assert baseline.env_steps == "500,000 env steps" and "pendulum_continuous_nk" in baseline.source
     assert "pendulum_search_laptop.json" in get_config("pendulum").measured().source
+
+
+def test_cartpole_is_exactly_cartpole_probed_until_a_search_pick_is_promoted():
+    from suite.configs.registry import EVIDENCE_BACKED, TUNED_CONFIGS, library_names
+
+    # One definition per name: an evidence-backed name's library entry is removed, not shadowed.
+    assert not {tuned.name for tuned in TUNED_CONFIGS} & set(EVIDENCE_BACKED)
+    assert {"cartpole", "cartpole_probed"} <= library_names()
+    if "cartpole" not in EVIDENCE_BACKED:
+        built = [to_serializable(resolve(name, {})) for name in ("cartpole", "cartpole_probed")]
+        assert built[0] == built[1]
 
 
 def test_a_missing_evidence_file_is_said_not_guessed(tmp_path, monkeypatch):
     from suite.configs.evidence import BENCH_RAW_VARIABLE
 
     monkeypatch.setenv(BENCH_RAW_VARIABLE, str(tmp_path))
-    tuned = get_config("cartpole")
+    tuned = get_config("cartpole_probed")
     assert tuned.measured() is None
     assert tuned.expected.startswith("see ") and tuned.expected.endswith("that file is missing")
     assert get_config("pong").expected.startswith("not measured by us")

@@ -78,7 +78,7 @@ def test_idle_on_empty_sees_a_consumer_blocked_on_an_empty_buffer():
 # --- the real trial ---------------------------------------------------------------------------
 def held_trial(guard: bool):
     config = resolve(
-        "cartpole",
+        "cartpole_probed",
         {"n": 1, "k": 1, "seed": 0},
         {"broadcast_interval": 8, "learner_config_dict": {"suite_deadlock_guard": guard}},
     )

@@ -26,12 +26,12 @@ EMPTY_MAIN = {
 def test_empty_main_process_bundle_is_refused_with_the_fix(overrides):
     # The premise: Tune's own factory sees an empty head bundle it will drop.
     with pytest.raises(ConfigError, match="main process asks for no resources") as refused:
-        resolve("cartpole", {}, overrides)
+        resolve("cartpole_probed", {}, overrides)
     assert "--set num_cpus_for_main_process=0.1" in str(refused.value)
 
 
 def test_the_refused_configs_really_get_an_empty_head_bundle():
-    config = resolve("cartpole", {}, {"num_learners": 1, "num_cpus_for_main_process": 0.1})
+    config = resolve("cartpole_probed", {}, {"num_learners": 1, "num_cpus_for_main_process": 0.1})
     config.num_cpus_for_main_process = 0  # past validation, as Tune would receive it
     assert APPO.default_resource_request(config).head_bundle_is_empty
 
@@ -45,7 +45,7 @@ def test_the_refused_configs_really_get_an_empty_head_bundle():
     ],
 )
 def test_a_main_process_with_resources_is_accepted(overrides):
-    config = resolve("cartpole", {}, overrides)
+    config = resolve("cartpole_probed", {}, overrides)
     assert not APPO.default_resource_request(config).head_bundle_is_empty
 
 

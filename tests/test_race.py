@@ -121,7 +121,7 @@ def _cells(means: dict[int, float]) -> dict[str, TrialSpec]:
         TrialSpec(
             sweep="race_test",
             budget="laptop",
-            config_name="cartpole",
+            config_name="cartpole_probed",
             env="CartPole-v1",
             axes={"n": 4, "k": k, "seed": 0},
         )

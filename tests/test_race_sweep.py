@@ -25,7 +25,7 @@ from suite.sweep.spec import Budget, Sweep
 SWEEP = Sweep(
     name="race_drill",
     description="two CartPole cells raced over two rungs",
-    configs=("cartpole",),
+    configs=("cartpole_probed",),
     axes={"k": (1, 2)},
     budgets={
         "smoke": Budget(
@@ -136,14 +136,14 @@ def test_promote_writes_a_leaning_winner_with_its_evidence(raced_run, tmp_path, 
 
     path = promote_run(lifted, "cartpole_raced")
     record = json.loads(path.read_text())
-    assert record["base"] == "cartpole" and record["settings"]["k"] == 2
+    assert record["base"] == "cartpole_probed" and record["settings"]["k"] == 2
     assert "min_sample_timesteps_per_iteration" not in record["settings"]  # a run's sizing
     evidence = record["evidence"]
     assert evidence["verdict"] == "leaning" and evidence["raced"] is True
     assert evidence["ray_version"] == "2.60.0" and evidence["run_id"] == run_dir.name
     config = get_config("cartpole_raced")
     assert config.build().circular_buffer_iterations_per_batch == 2
-    assert config.threshold == get_config("cartpole").threshold
+    assert config.threshold == get_config("cartpole_probed").threshold
     listed = subprocess.run(
         [sys.executable, "-m", "suite.configs"], capture_output=True, text=True, check=True,
         env={**os.environ, "SUITE_PROMOTED_DIR": str(promoted_dir)},

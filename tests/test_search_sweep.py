@@ -45,7 +45,7 @@ from suite.sweep.spec import Budget, Sweep
 SWEEP = Sweep(
     name="search_drill",
     description="a tiny CartPole search",
-    configs=("cartpole",),
+    configs=("cartpole_probed",),
     axes={},
     settings={
         "num_cpus_for_main_process": 0.33,
@@ -188,7 +188,7 @@ def test_the_report_states_the_held_out_verdict(searched):
     verdict = _verdict(run_dir)
     assert "The search and its verdict" in html
     assert verdict.reason().replace("'", "&#39;") in html
-    assert "cartpole (the config itself)" in html
+    assert "cartpole_probed (the config itself)" in html
 
 
 def _promote(run_dir, promoted_dir):
@@ -251,7 +251,10 @@ def test_promote_refuses_when_no_suggestion_beats_the_config(searched, tmp_path)
     _rewrite_held_out(run_dir, store, lambda sid: 50.0)
     done = _promote(store, tmp_path / "promoted")
     assert done.returncode == 2
-    assert "refusing to promote: no suggestion beats cartpole (the config itself)" in done.stderr
+    assert (
+        "refusing to promote: no suggestion beats cartpole_probed (the config itself)"
+        in done.stderr
+    )
     assert not (tmp_path / "promoted").exists()
 
 

@@ -24,8 +24,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "rllib_cartpole_result.json"
 
 @pytest.fixture(scope="module")
 def recorded() -> dict:
-    """What ``Algorithm.train()`` returned for the tuned CartPole config with the suite's buffer
-    accounting (tests/fixtures/record_rllib_result.py records it)."""
+    """What ``Algorithm.train()`` returned for the fixed CartPole config (``cartpole_probed``) with
+    the suite's buffer accounting (tests/fixtures/record_rllib_result.py records it)."""
     return json.loads(FIXTURE.read_text())["result"]
 
 
@@ -33,7 +33,7 @@ def spec(seed: int = 0) -> TrialSpec:
     return TrialSpec(
         sweep="s",
         budget="smoke",
-        config_name="cartpole",
+        config_name="cartpole_probed",
         env="CartPole-v1",
         axes={"n": 2, "k": 2, "seed": seed},
     )

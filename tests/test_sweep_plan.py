@@ -70,14 +70,14 @@ def test_smoke_budgets_keep_their_trial_counts_without_the_baselines():
 
 def test_a_baseline_must_set_every_axis():
     with pytest.raises(SweepError, match="must set exactly the sweep's axes"):
-        Sweep("bad", "", ("cartpole",), {"n": (1, 2), "k": (1,)}, {}, baselines=({"n": 4},))
+        Sweep("bad", "", ("cartpole_probed",), {"n": (1, 2), "k": (1,)}, {}, baselines=({"n": 4},))
 
 
 def test_a_baseline_already_in_the_grid_runs_once():
     sweep = Sweep(
         "twice",
         "",
-        ("cartpole",),
+        ("cartpole_probed",),
         {"n": (1, 2)},
         {"smoke": Budget(100, 1, "")},
         baselines=({"n": 2},),
@@ -105,7 +105,7 @@ def test_dry_run_warns_when_n_varies_but_no_cell_can_drop(tmp_path):
     plan = plan_sweep(load_sweep("cartpole_nk"), options, TWO_CORES)
     assert {trial.drops.label for trial in plan.trials} == {"no, B <= N"}
     assert plan.drop_warnings() == [
-        "cartpole: N cannot change drops here: broadcast_interval <= N with K=1"
+        "cartpole_probed: N cannot change drops here: broadcast_interval <= N with K=1"
     ]
 
 
@@ -136,7 +136,7 @@ def test_a_budget_may_not_add_values_to_an_axis():
         Sweep(
             "bad",
             "",
-            ("cartpole",),
+            ("cartpole_probed",),
             {"n": (1, 2)},
             {"smoke": Budget(100, 1, "", axis_values={"n": (3,)})},
         )
@@ -144,7 +144,7 @@ def test_a_budget_may_not_add_values_to_an_axis():
 
 def test_unknown_axis_and_budget_are_refused():
     with pytest.raises(SweepError, match="unknown axes"):
-        Sweep("bad", "", ("cartpole",), {"batch": (1,)}, {})
+        Sweep("bad", "", ("cartpole_probed",), {"batch": (1,)}, {})
     with pytest.raises(UnknownNameError, match="Known: full, laptop, smoke"):
         load_sweep("cartpole_nk").trials("huge")
 
@@ -219,8 +219,8 @@ def test_measured_rates_are_read_from_the_benchmark_records(tmp_path, monkeypatc
     assert measured_steps_per_s("breakout") == 250.0  # Pong's rate, from row 3's record
     estimate = trial_estimate("pong", 1, 2_500, {})
     assert estimate.seconds == pytest.approx(TRIAL_STARTUP_S + 10.0)
-    with pytest.warns(UserWarning, match="no wall-time estimate for cartpole: .*race.json"):
-        missing = trial_estimate("cartpole", 1, 1000, {})  # no race.json here
+    with pytest.warns(UserWarning, match="no wall-time estimate for cartpole_probed: .*race.json"):
+        missing = trial_estimate("cartpole_probed", 1, 1000, {})  # no race.json here
     assert math.isnan(missing.seconds)
     assert missing.source == "no measured throughput: " + str(tmp_path / "race.json") + (
         " (data.configs.cartpole.env_steps_per_s.median) is missing"
@@ -241,7 +241,7 @@ from suite.sweep.spec import Budget, Sweep
 SWEEP = Sweep(
     name="my_cartpole",
     description="a user's own sweep, kept outside the package",
-    configs=("cartpole",),
+    configs=("cartpole_probed",),
     axes={"n": (1, 2), "k": (1,)},
     budgets={"smoke": Budget(env_steps=1_000, seeds=1, description="tiny")},
 )

@@ -36,7 +36,7 @@ def _returns(results: list[dict]) -> list[float]:
 
 
 def test_tuned_cartpole_config_improves_the_return(ray_session):
-    config = get_config("cartpole").build().debugging(seed=0)
+    config = get_config("cartpole_probed").build().debugging(seed=0)
     results = _train(config.build_algo(), CARTPOLE_STEPS, max_seconds=150)
     returns = _returns(results)
     print(f"CartPole returns over {len(results)} iterations: {returns[0]:.1f} -> {returns[-1]:.1f}")

@@ -40,8 +40,8 @@ from suite.sweep.spec import Budget, Sweep
 
 SWEEP = Sweep(
     name="acrobot_nk",
-    description="Acrobot, started from the cartpole config",
-    configs=("cartpole",),
+    description="Acrobot, started from the cartpole_probed config",
+    configs=("cartpole_probed",),
     axes={"n": (1, 2), "k": (1, 2)},
     budgets={"smoke": Budget(env_steps=2000, seeds=1, description="tiny")},
     settings={"env": "Acrobot-v1"},
@@ -53,7 +53,7 @@ def acrobot_sweep() -> Sweep:
     return Sweep(
         name="acrobot_nk",
         description="",
-        configs=("cartpole",),
+        configs=("cartpole_probed",),
         axes={"n": (1, 2)},
         budgets={"smoke": _budget()},
         settings={"env": "Acrobot-v1"},
@@ -75,7 +75,7 @@ def test_trial_spec_round_trips_through_the_tune_param():
     spec = Sweep(
         name="s",
         description="",
-        configs=("cartpole",),
+        configs=("cartpole_probed",),
         axes={"n": (4,), "k": (2,)},
         budgets={"smoke": _budget()},
         settings={"lr": 0.001},
@@ -94,7 +94,7 @@ def test_a_new_field_round_trips_without_touching_as_param_or_from_param():
     spec = PrioritySpec(
         sweep="s",
         budget="smoke",
-        config_name="cartpole",
+        config_name="cartpole_probed",
         env="CartPole-v1",
         axes={"n": 1, "seed": 0},
         priority=2,
@@ -114,20 +114,20 @@ def test_a_setting_that_replaces_the_env_names_it_everywhere_without_the_old_thr
     spec = acrobot_sweep().trials("smoke")[0]
     assert spec.env == "Acrobot-v1"
     row = spec.axis_row("t")
-    assert row["env"] == "Acrobot-v1" and row["config_name"] == "cartpole"
+    assert row["env"] == "Acrobot-v1" and row["config_name"] == "cartpole_probed"
     assert spec.label().startswith("Acrobot-v1_N1_")
     assert math.isnan(spec.threshold)  # CartPole's 450 would be a made-up goal for Acrobot
 
 
 def test_thresholds_follow_the_env_not_the_config():
-    assert env_threshold("cartpole", "CartPole-v1") == 450.0
-    assert env_threshold("cartpole", "Pendulum-v1") == get_config("pendulum").threshold
-    assert math.isnan(env_threshold("cartpole", "Acrobot-v1"))
+    assert env_threshold("cartpole_probed", "CartPole-v1") == 450.0
+    assert env_threshold("cartpole_probed", "Pendulum-v1") == get_config("pendulum").threshold
+    assert math.isnan(env_threshold("cartpole_probed", "Acrobot-v1"))
 
 
 def test_env_of_a_resolved_config_names_the_atari_game_not_the_env_class():
     assert env_id(get_config("pong").build()) == "ALE/Pong-v5"
-    assert env_id(get_config("cartpole").build()) == "CartPole-v1"
+    assert env_id(get_config("cartpole_probed").build()) == "CartPole-v1"
 
 
 def test_one_label_for_the_progress_view_wandb_and_the_store(tmp_path):

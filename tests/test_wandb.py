@@ -236,7 +236,7 @@ def run_tiny_appo_sweep(results_dir: Path, settings: WandbSettings):
 
     from suite.sweep.trial.trainable import SuiteAPPO
 
-    trial = suite_trial("cartpole", "CartPole-v1", n=tune.grid_search([1, 2]))
+    trial = suite_trial("cartpole_probed", "CartPole-v1", n=tune.grid_search([1, 2]))
     trial["overrides"] = {}
     return tune.Tuner(
         SuiteAPPO,
@@ -272,7 +272,7 @@ def test_real_appo_trials_log_schema_metrics_and_axes_offline(offline_wandb):
         assert (run.project, run.group, run.job_type) == ("cartpole_nk", "r1", "trial")
         assert run.config["env"] == "CartPole-v1" and run.config["k"] == 2
         assert run.config["n"] == result.config["circular_buffer_num_batches"]
-        assert run.config["num_learners"] == 0 and run.config["config_name"] == "cartpole"
+        assert run.config["num_learners"] == 0 and run.config["config_name"] == "cartpole_probed"
         tune_curve = result.metrics_dataframe.iloc[-1]
         last = run.history[-1]
         assert len(run.history) == result.metrics["training_iteration"]

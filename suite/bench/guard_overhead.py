@@ -1,6 +1,7 @@
 """Row "guard": env steps/s of a CartPole trial with the deadlock guard on vs off.
 
-The config cannot drop a batch (``cartpole`` at K=1 with ``broadcast_interval`` 1: sampling and
+The config cannot drop a batch (``cartpole_probed``, fixed so that records of this row stay
+comparable when ``cartpole`` is re-tuned, at K=1 with ``broadcast_interval`` 1: sampling and
 learning in lock-step), so the guard never releases a wait and this row measures only its cost:
 a wait that polls every 50 ms instead of blocking once. Both sides carry the suite's buffer
 accounting; they differ only in ``learner_config_dict["suite_deadlock_guard"]``. One warm-up
@@ -18,7 +19,7 @@ from suite.collect.callback import BufferAccountingCallback
 from suite.configs.resolve import resolve
 from suite.rllib_buffer import DEADLOCK_GUARD_SETTING
 
-CONFIG = "cartpole"
+CONFIG = "cartpole_probed"
 TARGET_RATIO = 0.99
 ENV_STEPS_CAP = 10_000_000  # never reached: the time budget decides
 

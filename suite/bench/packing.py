@@ -3,7 +3,9 @@
 Runs ``python -m suite.sweep cartpole_nk --budget B --wandb off --no-report`` as a user would
 (a subprocess, so it starts its own Ray) and reads ``packing`` from the run's run.json; the
 per-trial timing.json files say where the rest went: trial set-up (held but not yet training)
-and gaps between trials (no trial holding CPUs).
+and gaps between trials (no trial holding CPUs). The smoke budget runs the fixed
+``cartpole_probed`` (row 4a stays comparable when ``cartpole`` is re-tuned); the laptop budget
+runs ``cartpole``, the sweep a user runs (row 4b follows it).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class SyntheticEnv:
 
 
 ENVS = (
-    SyntheticEnv("CartPole-v1", "cartpole", 20.0, 500.0, 2400.0, 500),
+    SyntheticEnv("CartPole-v1", "cartpole_probed", 20.0, 500.0, 2400.0, 500),
     SyntheticEnv("ALE/Pong-v5", "pong", -21.0, 21.0, 900.0, 1000),
 )
 NS = (1, 2, 4, 8)

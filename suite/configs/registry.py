@@ -68,12 +68,30 @@ class TunedConfig:
 
 TUNED_CONFIGS: tuple[TunedConfig, ...] = (
     TunedConfig(
+        name="cartpole_probed",
+        env="CartPole-v1",
+        family="classic",
+        build=classic.cartpole_probed,
+        threshold=450.0,
+        source="five hand probes (benchmarks/notes/race.md); measured by us, beside "
+        "cartpole_rllib: benchmarks/RESULTS.md row 2",
+        # Row 2's record keys these settings by their old name, "cartpole": it measured them
+        # when they were cartpole. Measured again after cartpole is re-tuned, that key holds
+        # the new cartpole, and this config's evidence must then move with it.
+        evidence=TimeToThreshold("cartpole"),
+    ),
+    # cartpole is, for now, exactly cartpole_probed. When the search's pick is promoted, an
+    # EVIDENCE_BACKED entry replaces this one (remove it then: TUNED_CONFIGS is looked up
+    # first); a config promoted from cartpole records base "cartpole", which becomes
+    # "cartpole_probed" then, as pendulum's promoted configs' base became "pendulum_rllib".
+    TunedConfig(
         name="cartpole",
         env="CartPole-v1",
         family="classic",
-        build=classic.cartpole,
+        build=classic.cartpole_probed,
         threshold=450.0,
-        source="measured by us, beside cartpole_rllib: benchmarks/RESULTS.md row 2",
+        source="cartpole_probed's settings until a search's pick replaces them; measured by "
+        "us, beside cartpole_rllib: benchmarks/RESULTS.md row 2",
         evidence=TimeToThreshold("cartpole"),
     ),
     TunedConfig(
