@@ -84,8 +84,8 @@ def test_the_atari_sampler_is_recorded_in_the_resolved_config(name, env_class, v
 
 
 def test_continuous_configs_start_from_impact_continuous_setting():
-    assert get_config("halfcheetah").build().circular_buffer_num_batches == 16
-    assert get_config("halfcheetah").build().circular_buffer_iterations_per_batch == 20
+    assert get_config("halfcheetah_rllib").build().circular_buffer_num_batches == 16
+    assert get_config("halfcheetah_rllib").build().circular_buffer_iterations_per_batch == 20
     assert get_config("pendulum_rllib").build().circular_buffer_num_batches == 16
 
 

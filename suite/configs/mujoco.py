@@ -7,9 +7,10 @@ from ray.rllib.algorithms.appo import APPOConfig
 from suite.configs.layers import continuous_control
 
 
-def halfcheetah() -> APPOConfig:
-    """HalfCheetah-v5 (MuJoCo), IMPACT's continuous setting N=16, K=20. Needs
-    ``pip install -e ".[mujoco]"``.
+def halfcheetah_rllib() -> APPOConfig:
+    """HalfCheetah-v5 (MuJoCo) with the settings of RLlib's ``halfcheetah_appo.py``, IMPACT's
+    continuous setting N=16, K=20: the baseline the searched ``halfcheetah`` is validated
+    against. Needs ``pip install -e ".[mujoco]"``.
 
     Expect: not measured by us yet.
     Hardware: as given here, 2 CPUs and no GPU (the learner in the main process, 1 env runner of
