@@ -266,4 +266,4 @@ def test_a_seed_whose_curve_ends_before_a_mark_is_counted_out_and_said():
     assert summary["return_at"]["50000"]["n"] == 3
     assert summary["return_at"]["100000"]["n"] == 2
     assert summary["return_at"]["100000"]["point"] == pytest.approx(-205.0)
-    assert peers._ci(summary["return_at"]["100000"], 3).endswith(", 2 of 3 seeds")
+    assert peers.ci_text(summary["return_at"]["100000"], 3).endswith(", 2 of 3 seeds")
