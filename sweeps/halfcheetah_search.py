@@ -1,8 +1,9 @@
 """Tune the ``halfcheetah`` config (HalfCheetah-v5; ``pip install -e ".[mujoco]"``): a search over
-the MuJoCo space. HalfCheetah samples far slower than the classic envs on 2 cores (the estimate
-reads its rate from the records), so the laptop budget, sized to end within an hour, scores
-suggestions in the first few dozen episodes of learning: it finds what leaves random play
-soonest, not what is best at 1M env steps. The full budget is for a cluster."""
+the MuJoCo space. HalfCheetah samples far slower than the classic envs on 2 cores (no benchmark
+record holds its rate yet, so ``--dry-run`` gives no time), so the laptop budget, sized to end
+within an hour, scores suggestions in the first few dozen episodes of learning: it finds what
+leaves random play soonest, not what is best at 1M env steps. One run of it, and how long it
+took, is results/example-halfcheetah_search-laptop. The full budget is for a cluster."""
 
 from suite.sweep.search.schedule import Search
 from suite.sweep.search.spaces import THIRD_OF_TWO_CORES, mujoco

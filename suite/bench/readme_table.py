@@ -84,7 +84,10 @@ def with_table(readme: str, record: dict) -> str:
 def rewrite_readme(readme: Path, record_path: Path) -> bool:
     """Rewrite the table in ``readme``; False (and nothing written) when either file is missing
     or the README has no table (a benchmark folder of a test, or of another checkout)."""
-    if not (readme.exists() and record_path.exists()) or BEGIN not in readme.read_text():
+    if not (readme.exists() and record_path.exists()):
         return False
-    readme.write_text(with_table(readme.read_text(), json.loads(record_path.read_text())))
+    text = readme.read_text()
+    if BEGIN not in text:
+        return False
+    readme.write_text(with_table(text, json.loads(record_path.read_text())))
     return True
