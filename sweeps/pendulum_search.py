@@ -10,16 +10,16 @@ from suite.sweep.search.schedule import Search
 from suite.sweep.search.spaces import SB3_PPO_DEFAULTS, THIRD_OF_TWO_CORES, classic_continuous
 from suite.sweep.spec import Budget, Sweep
 
-# Asked first: PPO's settings for Pendulum in rl-zoo3's hyperparams/ppo.yml (gamma 0.9, lambda
-# 0.95, lr 1e-3, 4 envs, ~4k-step batches, minibatches of ~100 (64 there), 10 epochs, clip 0.2,
+# Asked first: PPO's settings for Pendulum in rl-zoo3's hyperparams/ppo.yml (gamma 0.9, lr 1e-3,
+# 4 envs, ~4k-step batches, minibatches of ~100 (64 there), 10 epochs, clip 0.2,
 # max grad norm 0.5, no entropy bonus, SB3's separate 64x64 tanh MLPs for policy and value, with a
 # free log std; SB3's gSDE exploration has no RLlib counterpart), carried over to
 # APPO without reuse (N=1, K=1) and without the KL loss. A starting point the sampler then moves
-# from; it is scored and validated like any suggestion, never trusted.
+# from; it is scored and validated like any suggestion, never trusted. Its GAE lambda (0.95)
+# has no APPO counterpart: V-trace takes none (suite/sweep/search/spaces.py).
 PPO_LIKE = SB3_PPO_DEFAULTS | {
     "lr": 1e-3,
     "gamma": 0.9,
-    "lambda": 0.95,
     "num_epochs": 10,
     "train_batch_size_per_learner": 4000,
     "minibatch_size": 100,

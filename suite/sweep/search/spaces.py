@@ -22,10 +22,11 @@ THIRD_OF_TWO_CORES = {
 }
 
 # What every APPO search covers: the loss, the optimiser, minibatch SGD and the circular buffer.
+# Not ``lambda``: RLlib 2.60's APPO learner never reads it (its V-trace takes no lambda; only
+# PPO's GAE does), so a searched lambda would spend suggestions on a setting with no effect.
 TRAINING = {
     "lr": LogUniform(1e-4, 3e-3),
     "gamma": Uniform(0.9, 0.999),
-    "lambda": Uniform(0.8, 1.0),
     "clip_param": Uniform(0.1, 0.4),
     "vf_loss_coeff": Uniform(0.1, 1.0),
     "entropy_coeff": Choice(0.0, 0.001, 0.01),
@@ -70,6 +71,24 @@ SB3_PPO_DEFAULTS = {
 def classic_discrete() -> SearchSpace:
     """CartPole and other classic control envs with discrete actions."""
     return SearchSpace(TRAINING | CLASSIC)
+
+
+def cartpole() -> SearchSpace:
+    """CartPole: the classic discrete space, with the batches and epochs of rl-zoo3's PPO in
+    reach. SB3 takes 20 gradient steps per 256 samples there (8 envs x 32 steps, one 256-sample
+    minibatch, 20 epochs); the classic space's densest is 10 epochs of 100-sample minibatches on
+    500-step batches. RLlib needs minibatches that are multiples of the rollout fragment, so the
+    fragment is 32 steps (SB3's) or 64, never RLlib's "auto" (``check_space`` verifies)."""
+    return SearchSpace(
+        TRAINING
+        | CLASSIC
+        | {
+            "num_epochs": IntUniform(1, 20),
+            "rollout_fragment_length": Choice(32, 64),
+            "train_batch_size_per_learner": Choice(256, 512, 1024),
+            "minibatch_size": Choice(64, 128, 256),
+        }
+    )
 
 
 def classic_continuous() -> SearchSpace:
