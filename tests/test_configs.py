@@ -208,15 +208,18 @@ def test_expected_results_are_read_from_their_evidence_not_written_in_code():
     assert "pendulum_search_laptop.json" in get_config("pendulum").measured().source
 
 
-def test_cartpole_is_exactly_cartpole_probed_until_a_search_pick_is_promoted():
-    from suite.configs.registry import EVIDENCE_BACKED, TUNED_CONFIGS, library_names
+def test_cartpole_is_the_search_pick_built_on_cartpole_probed():
+    from suite.configs.registry import EVIDENCE_BACKED, TUNED_CONFIGS, base_of, library_names
 
     # One definition per name: an evidence-backed name's library entry is removed, not shadowed.
     assert not {tuned.name for tuned in TUNED_CONFIGS} & set(EVIDENCE_BACKED)
     assert {"cartpole", "cartpole_probed"} <= library_names()
-    if "cartpole" not in EVIDENCE_BACKED:
-        built = [to_serializable(resolve(name, {})) for name in ("cartpole", "cartpole_probed")]
-        assert built[0] == built[1]
+    base, settings = base_of("cartpole")
+    assert base == "cartpole_probed"
+    built = to_serializable(resolve("cartpole", {}))
+    assert built == to_serializable(resolve("cartpole_probed", {}, settings))
+    assert built != to_serializable(resolve("cartpole_probed", {}))
+    assert "cartpole_search_laptop.json" in get_config("cartpole").measured().source
 
 
 def test_a_missing_evidence_file_is_said_not_guessed(tmp_path, monkeypatch):

@@ -117,7 +117,7 @@ def test_probes_cover_every_combination_of_rllibs_tied_choices():
     ("config", "space"),
     [
         ("pendulum", spaces.classic_continuous()),
-        ("cartpole", spaces.classic_discrete()),
+        ("cartpole", spaces.cartpole()),
         ("halfcheetah", spaces.mujoco()),
         ("pong", spaces.atari()),
     ],

@@ -89,8 +89,9 @@ def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
     plan = plan_sweep(load_sweep("cartpole_nk"), budget("laptop", tmp_path), TWO_CORES)
     labels = {trial.buffer_cell: trial.drops.label for trial in plan.trials}
     assert labels[(1, 1, 20)] == "yes, B=20 > N+1"
-    assert labels[(1, 2, 1)] == "yes, rate-dependent"  # the baseline: K=2
-    assert plan.drop_warnings() == []  # every cell can drop: N can matter
+    assert labels[(1, 2, 20)] == "yes, rate-dependent"
+    assert labels[(1, 1, 1)] == "no, B <= N"  # the baseline, the tuned config: lock-step
+    assert plan.drop_warnings() == []  # the grid's cells can drop: N can matter
 
 
 def test_aggregation_window_grid_has_cells_on_both_sides_of_the_rule(tmp_path):

@@ -17,15 +17,16 @@ from suite.store.files import read_parquet
 # Env steps/s of one trial with the config's own env runners, read from the benchmark records
 # ``python -m suite.bench`` writes (benchmarks/raw/<row>.json, rendered in benchmarks/RESULTS.md;
 # measured on 2 cores): cartpole_probed and cartpole_rllib from row 2 (median over its seeds;
-# cartpole_probed's settings measured as ``cartpole``, which is exactly them until a search's
-# pick is promoted, so both get that rate for now), pong and pong_rllib from row 3,
-# pendulum_rllib from row 7 (measured as ``pendulum``, when it had these settings; the searched
-# ``pendulum`` has no measured rate yet). Breakout and SpaceInvaders share Pong's rate: the ALE
+# cartpole_probed's settings measured as ``cartpole``, before the search's pick replaced them),
+# cartpole and pendulum (the search's picks) from row 11, one trial each with their own CPUs,
+# pong and pong_rllib from row 3, pendulum_rllib from row 7 (measured as ``pendulum``, when it
+# had these settings). Breakout and SpaceInvaders share Pong's rate: the ALE
 # and the network cost the same per frame. A config missing here, or whose record is missing,
 # gets no estimate rather than a guess, and the estimate's source names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
-    "cartpole": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
+    "cartpole": RecordValue("peers", "data.envs.CartPole-v1.sides.cartpole.env_steps_per_s.median"),
+    "pendulum": RecordValue("peers", "data.envs.Pendulum-v1.sides.pendulum.env_steps_per_s.median"),
     "cartpole_rllib": RecordValue("race", "data.configs.cartpole_rllib.env_steps_per_s.median"),
     "pendulum_rllib": RecordValue("throughput", "data.env_steps_per_s.pendulum"),
     "pong": RecordValue("atari", "data.configs.pong.sampled.median"),

@@ -68,13 +68,8 @@ SB3_PPO_DEFAULTS = {
 }
 
 
-def classic_discrete() -> SearchSpace:
-    """CartPole and other classic control envs with discrete actions."""
-    return SearchSpace(TRAINING | CLASSIC)
-
-
 def cartpole() -> SearchSpace:
-    """CartPole: the classic discrete space, with the batches and epochs of rl-zoo3's PPO in
+    """CartPole and other classic discrete-action envs: the classic space, with the batches and epochs of rl-zoo3's PPO in
     reach. SB3 takes 20 gradient steps per 256 samples there (8 envs x 32 steps, one 256-sample
     minibatch, 20 epochs); the classic space's densest is 10 epochs of 100-sample minibatches on
     500-step batches. RLlib needs minibatches that are multiples of the rollout fragment, so the
