@@ -1,4 +1,5 @@
-"""Shared fixtures. Training tests ask for ``ray_session``: one Ray instance per test session."""
+"""Shared fixtures. Training tests ask for ``ray_session``: one Ray instance per test session;
+tests that read a report's words, not its images, ask for ``unrendered_figures``."""
 
 from __future__ import annotations
 
@@ -39,6 +40,14 @@ def _starting_ray_needs_its_marker(request, monkeypatch):
         raise AssertionError(f"{request.node.nodeid} starts Ray: mark it train or cluster")
 
     monkeypatch.setattr(ray, "init", refuse)
+
+
+@pytest.fixture
+def unrendered_figures(monkeypatch):
+    """Reports this test builds skip drawing their figures into PNGs (``unrendered.py``)."""
+    from unrendered import skip_rendering
+
+    skip_rendering(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -98,7 +98,7 @@ def small_run(tmp_path_factory):
     return write_synthetic_run(tmp_path_factory.mktemp("small") / "run", 6, 4, seed=5)
 
 
-def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch):
+def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch, unrendered_figures):
     monkeypatch.chdir(tmp_path)
     path = build_report(small_run)
     assert path == tmp_path.joinpath("reports/synthetic_nk-synthetic-5.html").relative_to(tmp_path)
@@ -130,7 +130,7 @@ def test_compare_refuses_a_run_against_itself(run_dir, tmp_path, capsys):
     assert "are the same run" in capsys.readouterr().err
 
 
-def test_cli_prints_the_path(small_run, tmp_path, capsys):
+def test_cli_prints_the_path(small_run, tmp_path, capsys, unrendered_figures):
     assert main([str(small_run), "--out", str(tmp_path / "cli.html")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "cli.html")
 

@@ -36,7 +36,7 @@ def section(page: str, name: str) -> str:
 
 
 def test_guard_releases_come_from_one_reader_even_when_the_trials_table_lacks_them(
-    small_run, tmp_path
+    small_run, tmp_path, unrendered_figures
 ):
     def fire(iterations):  # CartPole N=2, K=4: 3 releases in each of its trials
         chosen = (iterations["env"] == "CartPole-v1") & (iterations["n"] == 2)
@@ -58,7 +58,9 @@ def test_guard_releases_come_from_one_reader_even_when_the_trials_table_lacks_th
     )
 
 
-def test_a_store_without_the_counter_says_so_once_per_section(small_run, tmp_path):
+def test_a_store_without_the_counter_says_so_once_per_section(
+    small_run, tmp_path, unrendered_figures
+):
     rewrite(small_run, schema.ITERATIONS_FILE, lambda t: t.assign(**{GUARD: float("nan")}))
     page = build_report(small_run, tmp_path / "r.html").read_text()
     hangs = section(page, "reliability")
@@ -100,7 +102,9 @@ def test_rllib_counter_counts_every_epoch_on_the_aggregation_window_grid():
     assert (table["matches"] == "none").sum() == 2  # N=1 at B=20: too few updates to report
 
 
-def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(tmp_path):
+def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(
+    tmp_path, unrendered_figures
+):
     table = relation_of("example-atari_nk-smoke")
     assert set(table["matches"]) == {"none"} and table["updates"].max() < 20
     page = build_report(EXAMPLES / "example-atari_nk-smoke", tmp_path / "r.html").read_text()
