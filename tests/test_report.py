@@ -14,13 +14,13 @@ from suite.store import schema
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
-    return write_synthetic_run(tmp_path_factory.mktemp("store") / "run", 72, 30, seed=3)
+def run_dir(grid_store):
+    return grid_store
 
 
 @pytest.fixture(scope="module")
-def html(run_dir, tmp_path_factory):
-    return build_report(run_dir, tmp_path_factory.mktemp("out") / "report.html").read_text()
+def html(grid_page):
+    return grid_page
 
 
 def test_every_section_is_there(html):
