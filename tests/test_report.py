@@ -5,12 +5,15 @@ import re
 import pandas as pd
 import pytest
 from known_truth import copy_as_other_run, known_truth_run, shift_returns
+from unrendered import skip_rendering
 
 from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
 from suite.report.__main__ import main
 from suite.report.compare import build_comparison
 from suite.store import schema
+
+SCALING_FIGURE = "scaling with learners and GPUs"
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +71,14 @@ def test_scaling_says_why_when_hardware_does_not_vary(html):
     assert "do not vary in this run" in html
 
 
-def test_scaling_section_when_learners_vary(tmp_path):
+def test_scaling_section_when_learners_vary(tmp_path, monkeypatch):
+    skip_rendering(monkeypatch, keep=(SCALING_FIGURE,))  # the only page drawing it
     run = write_synthetic_run(tmp_path / "run", 24, 4, seed=0, num_learners=(1, 2))
     text = build_report(run, tmp_path / "r.html").read_text()
     assert "do not vary" not in text
     assert "parallel efficiency" in text
     assert "2 learners" in text
+    assert re.search(rf'<img src="data:image/png;base64,[^"]+" alt="{SCALING_FIGURE}"', text)
 
 
 def test_smallest_sweep_still_renders(tmp_path):

@@ -22,11 +22,16 @@ def _unrendered(figure, alt: str) -> figures.Image:
     return figures.Image(UNRENDERED, round(figure.get_figwidth() * figures.CSS_PX_PER_INCH), alt)
 
 
-def skip_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Replace ``figures.encode`` wherever the report's modules hold it."""
+def skip_rendering(monkeypatch: pytest.MonkeyPatch, keep: tuple[str, ...] = ()) -> None:
+    """Replace ``figures.encode`` wherever the report's modules hold it; figures whose alt text
+    is in ``keep`` are still drawn (the one figure a test is about)."""
     drawn = figures.encode
+
+    def encode(figure, alt: str) -> figures.Image:
+        return drawn(figure, alt) if alt in keep else _unrendered(figure, alt)
+
     for module in list(sys.modules.values()):
         if module is None or not getattr(module, "__name__", "").startswith("suite."):
             continue
         if getattr(module, "encode", None) is drawn:
-            monkeypatch.setattr(module, "encode", _unrendered)
+            monkeypatch.setattr(module, "encode", encode)
