@@ -396,10 +396,13 @@ def test_a_race_replayed_from_its_own_trials_decides_as_it_did():
     assert state.env_steps_spent() == pytest.approx(
         sum(trial["env_steps"] for trial in real["trials"].values()), rel=1e-9
     )
-    verdict, keys = race_replay.verdict_of(state, pool)
-    assert verdict.strength == "inconclusive"  # the real race's verdict: a four-way tie
-    assert keys[verdict.best[0]][:2] == (4, 32) and len(verdict.top_set) == 4
-    found = race_replay.replay_many(race, pool, lambda key: key[:2], 15e6, [(4, 32)], count=20)
+    judged = race_replay.verdict_of(state, pool)
+    assert judged.verdict.strength == "inconclusive"  # the real race's verdict: a four-way tie
+    assert (judged.best.n, judged.best.k) == (4, 32) and len(judged.verdict.top_set) == 4
+    assert judged.cells[judged.verdict.best[0]] == judged.best
+    found = race_replay.replay_many(
+        race, pool, lambda cell: (cell.n, cell.k), 15e6, [(4, 32)], count=20
+    )
     assert found["replays"] + found["short_of_trials"] == 20
     assert 0.0 < found["in_top_set"] <= 1.0
     assert found["env_steps_share"]["median"] == pytest.approx(13e6 / 15e6, rel=0.01)
