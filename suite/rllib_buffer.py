@@ -172,22 +172,27 @@ class ModelBuffer:
     def __init__(self, n: int, k: int, rng: np.random.Generator):
         self.n, self.k, self.rng = n, k, rng
         self.remaining: deque[int] = deque()  # oldest first
+        self.valid = 0  # sum(self.remaining), kept as it changes: the learner asks per update
         self.puts = self.samples = self.dropped = 0
 
     def __len__(self) -> int:
-        return sum(self.remaining)
+        return self.valid
 
     def put(self, item: object) -> None:
         if len(self.remaining) == self.n:
-            self.dropped += self.remaining.popleft() == self.k
+            oldest = self.remaining.popleft()
+            self.dropped += oldest == self.k
+            self.valid -= oldest
         self.remaining.append(self.k)
+        self.valid += self.k
         self.puts += 1
 
     def get(self) -> None:
-        slot = self.rng.integers(len(self))
+        slot = int(self.rng.integers(self.valid))
         for index, valid in enumerate(self.remaining):
             if slot < valid:
                 self.remaining[index] -= 1
+                self.valid -= 1
                 self.samples += 1
                 return
             slot -= valid

@@ -1,4 +1,5 @@
-"""Shared fixtures. Training tests ask for ``ray_session``: one Ray instance per test session."""
+"""Shared fixtures. Training tests ask for ``ray_session``: one Ray instance per test session;
+tests that read a report's words, not its images, ask for ``unrendered_figures``."""
 
 from __future__ import annotations
 
@@ -39,6 +40,31 @@ def _starting_ray_needs_its_marker(request, monkeypatch):
         raise AssertionError(f"{request.node.nodeid} starts Ray: mark it train or cluster")
 
     monkeypatch.setattr(ray, "init", refuse)
+
+
+@pytest.fixture(scope="session")
+def grid_store(tmp_path_factory):
+    """A synthetic N x K grid store (2 envs, 3 seeds per cell, 30 iterations, one failed trial)
+    shared by the tests that read its report. Never changed in place: copy it first."""
+    from suite.bench.synthetic_store import write_synthetic_run
+
+    return write_synthetic_run(tmp_path_factory.mktemp("grid") / "run", 72, 30, seed=3)
+
+
+@pytest.fixture(scope="session")
+def grid_page(grid_store, tmp_path_factory) -> str:
+    """``grid_store``'s whole report, figures drawn, built once for the session."""
+    from suite.report import build_report
+
+    return build_report(grid_store, tmp_path_factory.mktemp("grid_page") / "r.html").read_text()
+
+
+@pytest.fixture
+def unrendered_figures(monkeypatch):
+    """Reports this test builds skip drawing their figures into PNGs (``unrendered.py``)."""
+    from unrendered import skip_rendering
+
+    skip_rendering(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,11 @@ overwritten: every cell scores around ``base``, chosen cells around ``base + lif
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +38,7 @@ def known_truth_run(
     """CartPole returns ~100 (noise sd 1) plus ``lifted[(n, k)]``; Pong at -21 if asked, or
     ``pong_base`` plus a hundredth of CartPole's lift and noise; cells in ``silent`` never finish
     an episode; ``exact[(n, k)]`` sets CartPole's return of that cell per seed."""
-    write_synthetic_run(path, GRID_CELLS * seeds, 6, seed=seed, with_failed_trial=with_failed_trial)
+    shutil.copytree(_synthetic_grid(seeds, seed, with_failed_trial), path)
     iterations = pd.read_parquet(path / schema.ITERATIONS_FILE)
     rng = np.random.default_rng(seed)
     noise = rng.normal(0.0, 1.0, size=iterations["trial_id"].nunique())
@@ -59,6 +62,23 @@ def known_truth_run(
     iterations["episode_return_mean"] = returns
     iterations.to_parquet(path / schema.ITERATIONS_FILE, index=False)
     return path
+
+
+@functools.cache
+def _grids_folder() -> Path:
+    folder = tempfile.mkdtemp(prefix="known-truth-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(folder)
+
+
+@functools.cache
+def _synthetic_grid(seeds: int, seed: int, with_failed_trial: bool) -> Path:
+    """``write_synthetic_run`` of the grid, written once per test session for each argument set
+    and copied from there (the store holds no path of its own, and writing one through the
+    sweep's table writes takes a second or two). Never changed in place."""
+    grid = _grids_folder() / f"{seeds}-seeds-{seed}-{with_failed_trial}"
+    write_synthetic_run(grid, GRID_CELLS * seeds, 6, seed=seed, with_failed_trial=with_failed_trial)
+    return grid
 
 
 def copy_as_other_run(source: Path, target: Path, run_id: str) -> Path:

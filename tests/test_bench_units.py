@@ -406,10 +406,13 @@ def test_a_race_replayed_from_its_own_trials_decides_as_it_did():
     assert state.env_steps_spent() == pytest.approx(
         sum(trial["env_steps"] for trial in real["trials"].values()), rel=1e-9
     )
-    verdict, keys = race_replay.verdict_of(state, pool)
-    best = keys[verdict.best[0]][:2]
+    judged = race_replay.verdict_of(state, pool)
+    assert judged.cells[judged.verdict.best[0]] == judged.best
+    best = (judged.best.n, judged.best.k)
     full_grid = len(pool.specs) * race.rungs[-1].seeds * race.rungs[-1].env_steps
-    found = race_replay.replay_many(race, pool, lambda key: key[:2], full_grid, [best], count=20)
+    found = race_replay.replay_many(
+        race, pool, lambda cell: (cell.n, cell.k), full_grid, [best], count=20
+    )
     assert found["replays"] + found["short_of_trials"] == 20
     assert 0.0 < found["env_steps_share"]["median"] <= 1.0  # a race never spends more
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from suite.stats.elimination import eliminate, holm_rejections
+from suite.stats.elimination import eliminate, eliminated_cells, holm_rejections
 from suite.sweep.race.schedule import Race, RaceError, Rung
 from suite.sweep.race.state import RaceState, cell_label
 from suite.sweep.spec import TrialSpec
@@ -56,11 +56,12 @@ def test_equal_cells_are_rarely_eliminated(seeds):
     eliminated? Holm aims at alpha = 5%; 200 races put a true 5% below 10% with ~99.7%."""
     rng = np.random.default_rng(seeds)
     races = 200
-    any_eliminated = sum(
-        bool(eliminate(_scores(rng, dict.fromkeys("abcdefgh", 0.0), seeds)).eliminated)
-        for _ in range(races)
-    )
+    drawn = [_scores(rng, dict.fromkeys("abcdefgh", 0.0), seeds) for _ in range(races)]
+    any_eliminated = sum(bool(eliminated_cells(scores)) for scores in drawn)
     assert any_eliminated / races <= 0.10
+    # the rule simulated is the one a race applies (eliminate adds the report's intervals)
+    for scores in drawn[:10] + [s for s in drawn if eliminated_cells(s)][:3]:
+        assert eliminate(scores).eliminated == sorted(eliminated_cells(scores))
 
 
 def test_bootstrap_p_values_would_not_control_the_error():

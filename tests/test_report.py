@@ -5,6 +5,7 @@ import re
 import pandas as pd
 import pytest
 from known_truth import copy_as_other_run, known_truth_run, shift_returns
+from unrendered import skip_rendering
 
 from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
@@ -12,15 +13,17 @@ from suite.report.__main__ import main
 from suite.report.compare import build_comparison
 from suite.store import schema
 
-
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
-    return write_synthetic_run(tmp_path_factory.mktemp("store") / "run", 72, 30, seed=3)
+SCALING_FIGURE = "scaling with learners and GPUs"
 
 
 @pytest.fixture(scope="module")
-def html(run_dir, tmp_path_factory):
-    return build_report(run_dir, tmp_path_factory.mktemp("out") / "report.html").read_text()
+def run_dir(grid_store):
+    return grid_store
+
+
+@pytest.fixture(scope="module")
+def html(grid_page):
+    return grid_page
 
 
 def test_every_section_is_there(html):
@@ -68,12 +71,14 @@ def test_scaling_says_why_when_hardware_does_not_vary(html):
     assert "do not vary in this run" in html
 
 
-def test_scaling_section_when_learners_vary(tmp_path):
+def test_scaling_section_when_learners_vary(tmp_path, monkeypatch):
+    skip_rendering(monkeypatch, keep=(SCALING_FIGURE,))  # the only page drawing it
     run = write_synthetic_run(tmp_path / "run", 24, 4, seed=0, num_learners=(1, 2))
     text = build_report(run, tmp_path / "r.html").read_text()
     assert "do not vary" not in text
     assert "parallel efficiency" in text
     assert "2 learners" in text
+    assert re.search(rf'<img src="data:image/png;base64,[^"]+" alt="{SCALING_FIGURE}"', text)
 
 
 def test_smallest_sweep_still_renders(tmp_path):
@@ -98,7 +103,7 @@ def small_run(tmp_path_factory):
     return write_synthetic_run(tmp_path_factory.mktemp("small") / "run", 6, 4, seed=5)
 
 
-def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch):
+def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch, unrendered_figures):
     monkeypatch.chdir(tmp_path)
     path = build_report(small_run)
     assert path == tmp_path.joinpath("reports/synthetic_nk-synthetic-5.html").relative_to(tmp_path)
@@ -130,7 +135,7 @@ def test_compare_refuses_a_run_against_itself(run_dir, tmp_path, capsys):
     assert "are the same run" in capsys.readouterr().err
 
 
-def test_cli_prints_the_path(small_run, tmp_path, capsys):
+def test_cli_prints_the_path(small_run, tmp_path, capsys, unrendered_figures):
     assert main([str(small_run), "--out", str(tmp_path / "cli.html")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "cli.html")
 

@@ -4,19 +4,37 @@ built so that exactly one reason applies, and the page states exactly that reaso
 import html as html_lib
 import re
 
+import pytest
 from known_truth import CARTPOLE, PONG, known_truth_run
+from unrendered import skip_rendering
 
 from suite.report import build_report
 
 BUDGET = r"[\d,]+ env steps"
 NUMBER = r"-?[\d,.]+"
 
+pytestmark = pytest.mark.usefixtures("unrendered_figures")  # the verdicts are words
 
-def page_reasons(path, tmp_path, scope: str) -> list[str]:
-    page = build_report(path, tmp_path / "report.html").read_text()
+
+def reasons(page: str, scope: str) -> list[str]:
     block = re.search(rf"<h3>{re.escape(scope)}: .*?</div>", page, flags=re.DOTALL)
     assert block, f"no verdict for {scope}"
     return [html_lib.unescape(item) for item in re.findall(r"<li>(.*?)</li>", block.group(0))]
+
+
+def page_reasons(path, tmp_path, scope: str) -> list[str]:
+    return reasons(build_report(path, tmp_path / "report.html").read_text(), scope)
+
+
+@pytest.fixture(scope="module")
+def three_seeds_page(tmp_path_factory) -> str:
+    """3 seeds, N=4, K=2 well ahead on CartPole, every Pong cell at -21: one store whose page
+    has a clear winner on one env and only the floor on the other."""
+    folder = tmp_path_factory.mktemp("three_seeds")
+    run = known_truth_run(folder / "run", 3, {(4, 2): 50.0}, with_failed_trial=False)
+    with pytest.MonkeyPatch.context() as patch:
+        skip_rendering(patch)
+        return build_report(run, folder / "report.html").read_text()
 
 
 def test_two_seeds_is_the_only_reason(tmp_path):
@@ -59,9 +77,8 @@ def test_improvement_ci_including_a_half_is_named_with_its_numbers(tmp_path):
     ), reason
 
 
-def test_scores_at_the_floor_is_the_only_reason(tmp_path):
-    run = known_truth_run(tmp_path / "run", 3, {(4, 2): 50.0}, with_failed_trial=False)
-    (reason,) = page_reasons(run, tmp_path, PONG)
+def test_scores_at_the_floor_is_the_only_reason(three_seeds_page):
+    (reason,) = reasons(three_seeds_page, PONG)
     assert reason == "scores at the floor: every cell scores at or below -20.7 (random play)"
 
 
@@ -75,6 +92,5 @@ def test_too_few_env_steps_is_the_only_reason(tmp_path):
     ), reason
 
 
-def test_a_clear_winner_has_no_reason(tmp_path):
-    run = known_truth_run(tmp_path / "run", 3, {(4, 2): 50.0}, with_failed_trial=False)
-    assert page_reasons(run, tmp_path, CARTPOLE) == []
+def test_a_clear_winner_has_no_reason(three_seeds_page):
+    assert reasons(three_seeds_page, CARTPOLE) == []

@@ -1,6 +1,7 @@
 """The report says one thing per fact: one reader per number, whatever the store's row order."""
 
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -36,7 +37,7 @@ def section(page: str, name: str) -> str:
 
 
 def test_guard_releases_come_from_one_reader_even_when_the_trials_table_lacks_them(
-    small_run, tmp_path
+    small_run, tmp_path, unrendered_figures
 ):
     def fire(iterations):  # CartPole N=2, K=4: 3 releases in each of its trials
         chosen = (iterations["env"] == "CartPole-v1") & (iterations["n"] == 2)
@@ -58,7 +59,9 @@ def test_guard_releases_come_from_one_reader_even_when_the_trials_table_lacks_th
     )
 
 
-def test_a_store_without_the_counter_says_so_once_per_section(small_run, tmp_path):
+def test_a_store_without_the_counter_says_so_once_per_section(
+    small_run, tmp_path, unrendered_figures
+):
     rewrite(small_run, schema.ITERATIONS_FILE, lambda t: t.assign(**{GUARD: float("nan")}))
     page = build_report(small_run, tmp_path / "r.html").read_text()
     hangs = section(page, "reliability")
@@ -66,15 +69,15 @@ def test_a_store_without_the_counter_says_so_once_per_section(small_run, tmp_pat
     assert "never had to release" not in hangs
 
 
-def test_same_store_in_another_row_order_gives_the_same_page(tmp_path):
-    small_run = write_synthetic_run(tmp_path / "run", 72, 8, seed=5)  # 3 seeds per cell
-    first = build_report(small_run, tmp_path / "a.html").read_text()
+def test_same_store_in_another_row_order_gives_the_same_page(grid_store, grid_page, tmp_path):
+    # grid_store: 3 seeds per cell; grid_page: its page, figures drawn, built once per session
+    shuffled = Path(shutil.copytree(grid_store, tmp_path / "run"))
     for index, name in enumerate(
         (schema.TRIALS_FILE, schema.ITERATIONS_FILE, schema.LEARNERS_FILE)
     ):
-        rewrite(small_run, name, lambda t, i=index: t.sample(frac=1.0, random_state=11 + i))
-    second = build_report(small_run, tmp_path / "b.html").read_text()
-    assert without_build_time(first) == without_build_time(second)
+        rewrite(shuffled, name, lambda t, i=index: t.sample(frac=1.0, random_state=11 + i))
+    second = build_report(shuffled, tmp_path / "b.html").read_text()
+    assert without_build_time(grid_page) == without_build_time(second)
 
 
 EXAMPLES = Path(__file__).parents[1] / "results"
@@ -100,7 +103,9 @@ def test_rllib_counter_counts_every_epoch_on_the_aggregation_window_grid():
     assert (table["matches"] == "none").sum() == 2  # N=1 at B=20: too few updates to report
 
 
-def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(tmp_path):
+def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(
+    tmp_path, unrendered_figures
+):
     table = relation_of("example-atari_nk-smoke")
     assert set(table["matches"]) == {"none"} and table["updates"].max() < 20
     page = build_report(EXAMPLES / "example-atari_nk-smoke", tmp_path / "r.html").read_text()

@@ -4,12 +4,10 @@ No Ray is started."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+from cli_runs import assert_one_line_error, run_main
 
 from suite.sweep.search import spaces
 from suite.sweep.search.checks import check_space, probes
@@ -23,8 +21,6 @@ from suite.sweep.search.space import (
     Uniform,
 )
 from suite.sweep.spec import Budget, Sweep, SweepError
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _sweep(space: SearchSpace, seeds: int = 3, axes=None, settings=None) -> Sweep:
@@ -138,19 +134,12 @@ def test_the_worst_case_counts_every_seed_and_the_validation():
     assert most_trials(search, seeds=3) == 10 * 3 + (3 + 1) * 10
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "suite.sweep", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
-    )
-
-
-@pytest.mark.timeout(120)  # three CLI processes, ~8 s of imports each on 2 cores
-def test_the_cli_refuses_a_bad_space_and_too_few_seeds_in_one_line_writing_nothing(tmp_path):
+def test_the_cli_refuses_a_bad_space_and_too_few_seeds_in_one_line_writing_nothing(
+    tmp_path, monkeypatch, capsys
+):
+    # in this process: tests/test_cli_errors.py runs the sweep command's exit code and one-line
+    # error as a real subprocess; these errors are raised before the run folder would be made
+    monkeypatch.chdir(tmp_path)
     sweep_file = tmp_path / "bad_search.py"
     sweep_file.write_text(
         textwrap.dedent(
@@ -173,11 +162,12 @@ def test_the_cli_refuses_a_bad_space_and_too_few_seeds_in_one_line_writing_nothi
         (("pendulum_search", "--seeds", "2"), "at least 3 seeds"),
         (("pendulum_search", "--set", "lr=0.001"), "which --set 'lr' also sets"),
     ):
-        done = _cli(*args, "--results-dir", str(results), cwd=tmp_path)
-        assert done.returncode == 2, done.stderr
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+        done = run_main(
+            capsys, "suite.sweep", *args, "--results-dir", str(results), "--wandb", "off"
+        )
+        assert_one_line_error(done, message)
     assert not results.exists()
+    assert [path.name for path in tmp_path.iterdir()] == ["bad_search.py"]
 
 
 def test_a_first_suggestion_is_checked_against_the_space_and_asked_before_sampling():

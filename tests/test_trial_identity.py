@@ -1,19 +1,16 @@
 """One trial identity: the TrialSpec round trip, the env and threshold of the resolved config,
-one label everywhere, and the axes declared once. No Ray cluster; the dry runs are real
-``python -m suite.sweep`` subprocesses, as a user types them."""
+one label everywhere, and the axes declared once. No Ray cluster; the dry runs are
+``python -m suite.sweep``'s ``main(argv)`` in this process (``cli_runs.py``)."""
 
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from cli_runs import run_main
 
 from suite.configs.axes import AXIS_NAMES, env_id, trial_label
 from suite.configs.registry import env_threshold, get_config
@@ -34,7 +31,6 @@ from suite.sweep.spec import (
     trial_spec,
 )
 
-REPO = Path(__file__).resolve().parents[1]
 ACROBOT_SWEEP = """
 from suite.sweep.spec import Budget, Sweep
 
@@ -176,29 +172,22 @@ def test_report_cells_never_pool_trials_that_differ_in_env_runners():
     assert sorted(cells[f"{metrics.THROUGHPUT.column}_point"]) == [1.0, 4.0]
 
 
-def dry_run(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "suite.sweep", *args, "--dry-run"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "250"},  # rich folds table cells on a narrow terminal
-    )
+def dry_run(capsys, *args: str) -> str:
+    done = run_main(capsys, "suite.sweep", *args, "--dry-run", "--wandb", "off")
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def test_dry_run_of_a_sweep_file_that_sets_the_env_shows_that_env(tmp_path):
+def test_dry_run_of_a_sweep_file_that_sets_the_env_shows_that_env(tmp_path, capsys):
     path = tmp_path / "acrobot_nk.py"
     path.write_text(ACROBOT_SWEEP)
-    out = dry_run(str(path))
+    out = dry_run(capsys, str(path))
     assert out.count("Acrobot-v1") >= 4 and "CartPole" not in out
     assert "Acrobot-v1: no tuned config knows this env" in out
 
 
-def test_dry_run_with_set_env_shows_that_env():
-    out = dry_run("cartpole_nk", "--set", "env=Acrobot-v1")
+def test_dry_run_with_set_env_shows_that_env(capsys):
+    out = dry_run(capsys, "cartpole_nk", "--set", "env=Acrobot-v1")
     assert "Acrobot-v1" in out and "CartPole" not in out
 
 

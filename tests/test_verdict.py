@@ -41,7 +41,7 @@ def test_floor_is_inconclusive_and_says_so(clear_winner):
     assert any(reason.startswith("scores at the floor") for reason in verdict.reasons)
 
 
-def test_report_shows_the_decisive_verdict(clear_winner, tmp_path):
+def test_report_shows_the_decisive_verdict(clear_winner, tmp_path, unrendered_figures):
     html = build_report(clear_winner, tmp_path / "r.html").read_text()
     assert 'CartPole-v1: <span class="strength">decisive</span>' in html
     assert "Use N=4, K=2" in html

@@ -21,7 +21,7 @@ import pandas as pd
 
 from suite.report.analysis import budget
 from suite.report.analysis.verdict import DECISIVE, LEANING
-from suite.report.analysis.verdicts import env_verdict_cells
+from suite.report.analysis.verdicts import JudgedCells, env_verdict_cells
 from suite.store.reader import load_run
 from suite.store.schema import FINISHED
 from suite.sweep.race.schedule import Race
@@ -87,8 +87,8 @@ def replay(race: Race, pool: Pool, rng: np.random.Generator | None) -> RaceState
     return state
 
 
-def verdict_of(state: RaceState, pool: Pool):
-    """The report's verdict over the race's last decided rung, and its cell key per label."""
+def verdict_of(state: RaceState, pool: Pool) -> JudgedCells:
+    """The report's verdict over the race's last decided rung, with the cell of each label."""
     last = state.decisions[-1]
     chosen = [
         trial_id
@@ -102,7 +102,7 @@ def verdict_of(state: RaceState, pool: Pool):
 
 def replay_many(race: Race, pool: Pool, name_of, reference_env_steps: float,
                 top_set: list[str], count: int = REPLAYS, seed: int = 0) -> dict:  # fmt: skip
-    """``name_of(key)``: a cell key as the reference names it, so picks meet its top set."""
+    """``name_of(cell)``: a ``Cell`` as the reference names it, so picks meet its top set."""
     rng = np.random.default_rng(seed)
     picks, shares, promotable, short = collections.Counter(), [], 0, 0
     for _ in range(count):
@@ -110,9 +110,9 @@ def replay_many(race: Race, pool: Pool, name_of, reference_env_steps: float,
         if state is None:
             short += 1
             continue
-        verdict, keys = verdict_of(state, pool)
-        picks[name_of(keys[verdict.best[0]])] += 1
-        promotable += verdict.strength in (DECISIVE, LEANING)
+        judged = verdict_of(state, pool)
+        picks[name_of(judged.best)] += 1
+        promotable += judged.verdict.strength in (DECISIVE, LEANING)
         shares.append(state.env_steps_spent() / reference_env_steps)
     done = count - short
     return {
@@ -136,7 +136,7 @@ def verdict_odds(race: Race, pool: Pool, count: int = 100, seed: int = 0) -> dic
         if state is None:
             strengths["short of trials"] += 1
             continue
-        verdict, _ = verdict_of(state, pool)
+        verdict = verdict_of(state, pool).verdict
         strengths[verdict.strength] += 1
         tops[" | ".join(verdict.top_set)] += 1
         trials.append(len(state.trials))

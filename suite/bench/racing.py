@@ -22,6 +22,7 @@ from suite.bench.sweep_runs import run_sweep
 from suite.report.analysis import budget
 from suite.report.analysis.trials import prepared_trials, trial_details, with_run_order
 from suite.report.analysis.verdicts import AXES, env_verdict_cells
+from suite.report.cell import Cell
 from suite.store import schema
 from suite.store.reader import load_run
 from suite.sweep.driver.runner import CHECKPOINT_EVERY_ITERATIONS
@@ -143,21 +144,22 @@ def _run_seconds(run_dir: Path) -> float:
 def summary(run_dir: Path) -> dict:
     """What a run decided and what it spent, from its results store."""
     run = load_run(run_dir)
-    verdict, keys = env_verdict_cells(prepared_trials(run))
+    judged = env_verdict_cells(prepared_trials(run))
+    verdict = judged.verdict
     spent = float(run.trials["env_steps"].sum())
-    varied = _varied(keys)
+    varied = _varied(judged.cells)
     race = run.race
     return {
         "run_id": run.run_id,
-        "cells": len(keys),
+        "cells": len(judged.cells),
         "varied": varied,
         "hand_over": hand_over(run_dir, run.trials),
         "trials": len(run.trials),
         "env_steps": spent,
         "verdict": verdict.strength,
         "summary": verdict.summary,
-        "pick": _key_text(keys[verdict.best[0]], varied) if verdict.best else None,
-        "top_set": [_key_text(keys[label], varied) for label in verdict.top_set],
+        "pick": _key_text(judged.best, varied) if judged.best else None,
+        "top_set": [_key_text(judged.cells[label], varied) for label in verdict.top_set],
         "eliminated_per_rung": [
             sum(c["eliminated"] for c in d["comparisons"]) for d in race["decisions"]
         ]
@@ -200,10 +202,10 @@ def earlier_rankings(run_dir: Path | None, pick: str | None) -> list[dict]:
     rankings = []
     for steps in EARLIER_ENV_STEPS:
         trials = budget.with_budget_metrics(run.trials, run.iterations, steps)
-        verdict, keys = env_verdict_cells(with_run_order(trials, details))
-        varied = _varied(keys)
+        judged = env_verdict_cells(with_run_order(trials, details))
+        verdict, varied = judged.verdict, _varied(judged.cells)
         ranked = sorted(verdict.intervals, key=lambda label: -verdict.intervals[label].point)
-        names = [_key_text(keys[label], varied) for label in ranked]
+        names = [_key_text(judged.cells[label], varied) for label in ranked]
         rankings.append(
             {
                 "env_steps": steps,
@@ -216,10 +218,16 @@ def earlier_rankings(run_dir: Path | None, pick: str | None) -> list[dict]:
     return rankings
 
 
-def _varied(keys: dict) -> list[int]:
-    """The axes that differ between cells name a cell; the rest are the same in every cell."""
-    return [i for i in range(len(AXES)) if len({key[i] for key in keys.values()}) > 1]
+def _varied(cells: dict[str, Cell]) -> list[int]:
+    """The axes that differ between cells name a cell; the rest are the same in every cell.
+    As indexes into ``AXES``: the records keep them so (``"varied": [0, 1]``)."""
+    return [
+        i
+        for i, axis in enumerate(AXES)
+        if len({getattr(cell, axis) for cell in cells.values()}) > 1
+    ]
 
 
-def _key_text(key: tuple, varied: list[int]) -> str:
-    return ", ".join(f"{AXES[i]}={key[i]:g}" for i in varied)
+def _key_text(cell: Cell, varied: list[int]) -> str:
+    """A cell as the records name it, by its varied axes: ``n=4, k=10``."""
+    return ", ".join(f"{AXES[i]}={getattr(cell, AXES[i]):g}" for i in varied)

@@ -17,6 +17,7 @@ from suite.report.analysis import metrics
 from suite.report.analysis.trials import prepared_trials
 from suite.report.analysis.verdict import INCONCLUSIVE, Verdict
 from suite.report.analysis.verdicts import AXES, budget_text, env_verdict_cells
+from suite.report.cell import Cell
 from suite.report.promote_search import SearchPromoteError, search_promotion
 from suite.store.reader import RunData, load_run
 
@@ -43,11 +44,12 @@ def promote_run(results_dir: str | Path, name: str | None = None) -> Path:
     trials = prepared_trials(run)
     if trials["env"].nunique() != 1:
         raise PromoteError("promote a run of one env: this run has " + str(trials["env"].nunique()))
-    found, keys = env_verdict_cells(trials)
+    judged = env_verdict_cells(trials)
+    found = judged.verdict
     if found.strength == INCONCLUSIVE:
         why = "; ".join(found.reasons) or found.summary
         raise PromoteError(f"refusing to promote an inconclusive verdict ({found.summary} {why})")
-    cell = _cell_trials(trials, keys[found.best[0]])
+    cell = _cell_trials(trials, judged.best)
     return promote(
         _trial_spec(run, cell),
         env=str(cell["env"].iloc[0]),
@@ -58,10 +60,10 @@ def promote_run(results_dir: str | Path, name: str | None = None) -> Path:
     )
 
 
-def _cell_trials(trials: pd.DataFrame, key: tuple) -> pd.DataFrame:
+def _cell_trials(trials: pd.DataFrame, cell: Cell) -> pd.DataFrame:
     mask = pd.Series(True, index=trials.index)
-    for axis, value in zip(AXES, key, strict=True):
-        mask &= trials[axis] == value
+    for axis in AXES:
+        mask &= trials[axis] == getattr(cell, axis)
     return metrics.finished(trials[mask])
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -73,13 +73,16 @@ def budget_text(trials: pd.DataFrame) -> str:
     return f"{fmt(float(steps.iloc[0]))} env steps" if len(steps) else "the budget"
 
 
-def cell_scores(env_trials: pd.DataFrame, shown: Shown) -> dict[tuple, CellScores]:
+def cell_scores(env_trials: pd.DataFrame, shown: Shown) -> dict[Cell, CellScores]:
+    """One env's cells, in sorted order, each with its label and scores."""
     cells = {}
     env = env_trials["env"].iloc[0]
     for key, group in env_trials.groupby(AXES, sort=True):
-        label = Cell.of({"env": env, **dict(zip(AXES, key, strict=True))}).label(shown)
+        cell = Cell.of({"env": env, **dict(zip(AXES, key, strict=True))})
         scores = np.sort(metrics.finished(group)[metrics.FINAL_RETURN.column].dropna().to_numpy())
-        cells[key] = CellScores(label, [scores], "" if scores.size else why_missing(group))
+        cells[cell] = CellScores(
+            cell.label(shown), [scores], "" if scores.size else why_missing(group)
+        )
     return cells
 
 
@@ -131,12 +134,15 @@ def _threshold_note(env_trials: pd.DataFrame, threshold: float | None) -> str:
 
 
 def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> ScopeVerdict:
-    per_env = {env: cell_scores(group, shown) for env, group in trials.groupby("env", sort=True)}
-    keys = sorted(set.union(*(set(cells) for cells in per_env.values())))
+    per_env = {  # a pooled cell is a cell of every env: its axes, without the env
+        env: {replace(cell, env=""): scores for cell, scores in cell_scores(group, shown).items()}
+        for env, group in trials.groupby("env", sort=True)
+    }
+    pooled = sorted(set.union(*(set(cells) for cells in per_env.values())))
     cells = []
-    for key in keys:
-        parts = {env: cells_of.get(key) for env, cells_of in per_env.items()}
-        label = Cell.of({"env": "", **dict(zip(AXES, key, strict=True))}).label(shown)
+    for cell in pooled:
+        parts = {env: cells_of.get(cell) for env, cells_of in per_env.items()}
+        label = cell.label(shown)
         lacking = [env for env, part in parts.items() if part is None or part.missing_why]
         tasks = [norms[env](part.tasks[0]) for env, part in parts.items() if env not in lacking]
         why = f"no score on {', '.join(lacking)}" if lacking else ""
@@ -152,12 +158,25 @@ def _pooled_verdict(trials, norms: dict[str, Normalization], shown: Shown) -> Sc
     )
 
 
-def env_verdict_cells(trials: pd.DataFrame) -> tuple:
-    """(verdict, label -> cell key over ``AXES``) of a run with one env: for code that needs
+@dataclass(frozen=True)
+class JudgedCells:
+    """A one-env run's verdict, and the cell each of its labels names: for code that needs
     cells, not labels (promoting, the racing benchmark)."""
+
+    verdict: Verdict
+    cells: dict[str, Cell]  # label -> its cell, in sorted order
+
+    @property
+    def best(self) -> Cell | None:
+        """The cell of the verdict's first pick; None when it picked none."""
+        return self.cells[self.verdict.best[0]] if self.verdict.best else None
+
+
+def env_verdict_cells(trials: pd.DataFrame) -> JudgedCells:
+    """The verdict on a run with one env, with its cells (``JudgedCells``)."""
     cells = cell_scores(trials, Shown.of(trials))
     found = judge(list(cells.values()), _context(trials))
-    return found, {cell.label: key for key, cell in cells.items()}
+    return JudgedCells(found, {scores.label: cell for cell, scores in cells.items()})
 
 
 def _context(trials: pd.DataFrame) -> Context:

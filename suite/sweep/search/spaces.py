@@ -69,11 +69,12 @@ SB3_PPO_DEFAULTS = {
 
 
 def cartpole() -> SearchSpace:
-    """CartPole and other classic discrete-action envs: the classic space, with the batches and epochs of rl-zoo3's PPO in
-    reach. SB3 takes 20 gradient steps per 256 samples there (8 envs x 32 steps, one 256-sample
-    minibatch, 20 epochs); the classic space's densest is 10 epochs of 100-sample minibatches on
-    500-step batches. RLlib needs minibatches that are multiples of the rollout fragment, so the
-    fragment is 32 steps (SB3's) or 64, never RLlib's "auto" (``check_space`` verifies)."""
+    """CartPole and other classic discrete-action envs: the classic space, with the batches and
+    epochs of rl-zoo3's PPO in reach. SB3 takes 20 gradient steps per 256 samples there (8 envs
+    x 32 steps, one 256-sample minibatch, 20 epochs); the classic space's densest is 10 epochs
+    of 100-sample minibatches on 500-step batches. RLlib needs minibatches that are multiples of
+    the rollout fragment, so the fragment is 32 steps (SB3's) or 64, never RLlib's "auto"
+    (``check_space`` verifies)."""
     return SearchSpace(
         TRAINING
         | CLASSIC
