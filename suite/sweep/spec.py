@@ -55,6 +55,10 @@ class Budget:
     # Save trial checkpoints, so --resume continues an unfinished trial where it was. A search
     # never does: its trials are short and restart instead (suite.bench's search_cost row).
     checkpoints: bool = True
+    # Hand a finished trial's process to the next trial with the same resources (Tune's
+    # ``reuse_actors``; the trainable builds the next algorithm in place): saves a process start
+    # and its imports per trial. A search always does (suite.bench's search_cost row).
+    reuse_processes: bool = False
 
 
 class TrialConfigError(ValueError):

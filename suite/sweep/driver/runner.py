@@ -124,7 +124,7 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions
             num_samples=-1 if plan.race or plan.search else 1,
             trial_name_creator=_trial_name,
             trial_dirname_creator=_trial_name,
-            reuse_actors=False,
+            reuse_actors=reuses_processes(plan),
         ),
         run_config=tune.RunConfig(
             name="tune",
@@ -146,6 +146,12 @@ def checkpoint_config(plan: Plan) -> tune.CheckpointConfig:
     return tune.CheckpointConfig(
         checkpoint_frequency=CHECKPOINT_EVERY_ITERATIONS, checkpoint_at_end=True, num_to_keep=1
     )
+
+
+def reuses_processes(plan: Plan) -> bool:
+    """A search's trials are short and many, so each hands its process to the next (the
+    trainable rebuilds the algorithm in place; suite.bench's search_cost row measures it)."""
+    return bool(plan.search) or plan.sweep.budget(plan.budget).reuse_processes
 
 
 def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):

@@ -98,6 +98,7 @@ class StallWatchdog:
         self._poll_s = poll_s
         self._now = clock
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
         self._thread = threading.Thread(
             target=self._watch, name="suite-stall-watchdog", daemon=True
         )
@@ -105,6 +106,10 @@ class StallWatchdog:
     def start(self) -> StallWatchdog:
         self._thread.start()
         return self
+
+    def stop(self) -> None:
+        """The trial ended; a reused trial process starts a new watchdog for its next trial."""
+        self._stopped.set()
 
     def step_started(self) -> None:
         with self._lock:
@@ -115,8 +120,7 @@ class StallWatchdog:
             self.trial.step_finished(self._now(), env_steps)
 
     def _watch(self) -> None:
-        while True:
-            time.sleep(self._poll_s)
+        while not self._stopped.wait(self._poll_s):
             with self._lock:
                 reason = stall_reason(self.trial, self.limit, self._now())
             if reason:

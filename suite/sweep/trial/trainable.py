@@ -78,6 +78,23 @@ class SuiteAPPO(APPO):
         if watchdog:
             self._suite_watchdog = self._start_watchdog(watchdog)
 
+    def reset_config(self, new_config: dict) -> bool:
+        """Take the next trial in this process (Tune's ``reuse_actors``), saving a new process's
+        start and imports. RLlib's Algorithm cannot reset itself (ray-project/ray#38136), so
+        every part of this trial is stopped and the next trial's algorithm is built in place,
+        exactly as a new process would build it (``suite.bench`` row 10 measures what it buys)."""
+        if TRIAL_KEY not in new_config:
+            return False  # not a suite trial: let Tune start a new process
+        trial_info, storage = self._trial_info, self._storage
+        self.cleanup()
+        self.__init__({**new_config, TRIAL_INFO: trial_info}, storage=storage)
+        return True
+
+    def cleanup(self) -> None:
+        if self._suite_watchdog:
+            self._suite_watchdog.stop()
+        super().cleanup()
+
     def _start_watchdog(self, settings: Mapping[str, Any]) -> StallWatchdog:
         limit = StallLimit(settings.get("stall_timeout_s"))
         helpers = helper_processes(self)
