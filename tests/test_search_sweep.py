@@ -177,6 +177,24 @@ def test_suggestions_run_on_common_seeds_and_validation_on_held_out_ones(searche
     assert config["resolved_config"]["num_cpus_per_env_runner"] == 0.33
 
 
+def _trial_processes(run_dir: Path) -> dict[str, int]:
+    """Each Tune trial's process id, from the first result Tune wrote for it."""
+    pids = {}
+    for path in (run_dir / "tune").glob("*/result.json"):
+        first = next(iter(path.read_text().splitlines()), None)
+        if first:
+            result = json.loads(first)
+            pids[result["trial_id"]] = result["pid"]
+    return pids
+
+
+def test_the_search_hands_each_trial_process_to_the_next_trial(searched):
+    pids = _trial_processes(searched.run_dir)
+    assert len(pids) >= 40  # 9 search trials and 40 held-out ones, across the kill and resume
+    # A process per trial would give one pid each; reused processes serve many trials apiece.
+    assert len(set(pids.values())) <= len(pids) / 3, sorted(pids.values())
+
+
 def _verdict(run_dir):
     run = load_run(run_dir)
     return search.validation(run.search, search.search_trials(run))

@@ -65,6 +65,17 @@ def test_watchdog_calls_back_once_from_its_thread():
     assert len(stalls) == 1 and stalls[0].startswith("no result")
 
 
+def test_a_stopped_watchdog_never_calls_back():
+    """A reused trial process stops its trial's watchdog before the next trial starts its own."""
+    stalls: list[str] = []
+    watchdog = StallWatchdog(StallLimit(fixed_s=0.3), stalls.append, poll_s=0.05).start()
+    watchdog.step_started()
+    watchdog.stop()
+    time.sleep(0.6)  # twice the limit: a running watchdog would have called back by now
+    assert stalls == []
+    assert not watchdog._thread.is_alive()
+
+
 def test_py_spy_reads_a_live_process():
     dump = py_spy_dump(os.getpid())
     assert dump is not None and "test_py_spy_reads_a_live_process" in dump

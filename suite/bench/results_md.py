@@ -350,7 +350,8 @@ def _rebuild(found: dict | None, hand_over: dict | None) -> list[str]:
         f"in the warm process; one checkpoint save (RLlib's `save_checkpoint`) "
         f"{found['save_s']:.3f} s, so a trial's {hand_over['checkpoints_per_trial']:.0f} saves "
         f"take about {saves:.1f} s of its idle time. A reused trial process (Tune's "
-        "`reuse_actors`; RLlib's algorithm cannot reset itself, so it would be built again) "
+        "`reuse_actors`; RLlib's algorithm cannot reset itself, so the suite's trainable builds "
+        "it again in place, row 10) "
         f"would save the gap and {max(0.0, found['first_build_s'] - found['rebuild_s']):.1f} s "
         f"of the build: {_reuse_share(found, hand_over):.0%} of the reference's wall time.",
     ]

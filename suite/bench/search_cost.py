@@ -133,7 +133,7 @@ def measure(quick: bool) -> dict:
 def render(data: dict) -> list[str]:
     lines = [
         f"The `{data['config']}` config, {data['seeds']} seeds x {data['env_steps']:,} env steps "
-        f"per run, one run per mode in this order: {', '.join(data['order'])}.",
+        f"per run, one run per mode in this order: {'; '.join(data['order'])}.",
         "",
         "| mode | training share of trial CPU-seconds | of the run's CPU-seconds | run wall s | "
         "env steps/s of the run | s held per trial | s training per trial | packing |",
@@ -156,4 +156,34 @@ def render(data: dict) -> list[str]:
         f"{fastest} (one run per mode). Trials sharing 2 cores each train slower, so their share "
         "rises partly because training takes longer: the run's env steps/s says whether the "
         "machine got more done.",
+        *_reuse_note(data["modes"]),
+    ]
+
+
+def _reuse_note(modes: dict) -> list[str]:
+    """Each reused mode's seconds per trial against the same mode in new processes."""
+    pairs = [
+        (fresh, reused)
+        for fresh, reused in (
+            ("one at a time, no checkpoints", "one at a time, no checkpoints, reused process"),
+            ("3 at once, no checkpoints", SEARCH_MODE),
+        )
+        if fresh in modes and reused in modes
+    ]
+    if not pairs:
+        return []
+    parts = [
+        f"{modes[fresh]['training_s_mean']:.1f} s training and "
+        f"{modes[fresh]['trial_held_s_mean'] - modes[fresh]['training_s_mean']:.1f} s not per "
+        f"trial in new processes against {modes[reused]['training_s_mean']:.1f} s and "
+        f"{modes[reused]['trial_held_s_mean'] - modes[reused]['training_s_mean']:.1f} s reused "
+        f"({fresh.split(',')[0]})"
+        for fresh, reused in pairs
+    ]
+    return [
+        "",
+        "A reused process saves the time between trials (packing), not the time a trial holds "
+        f"its CPUs without training: {'; '.join(parts)}. With one run per mode, whether the "
+        "reused runs also trained slower or the machine drifted between runs is not separated "
+        "here.",
     ]
