@@ -3,11 +3,11 @@
 Tune can hand a finished trial's process to the next trial (``reuse_actors=True``) only if the
 trainable resets itself; RLlib 2.60's ``Algorithm`` cannot (ray-project/ray#38136), so the
 suite's reset (``SuiteAPPO.reset_config``) stops the algorithm and builds it again.
-``python -m suite.bench.rebuild CONFIG`` builds CONFIG's algorithm, trains one iteration, saves a checkpoint as Tune does and stops it,
-three times in one process (its own Ray), and prints the seconds of each build and save as JSON:
-the first build is what every trial pays today inside its process, the others what a reused
-process would pay. Saves are timed because a trial also holds its CPUs, not training, while
-Tune checkpoints it (every ``CHECKPOINT_EVERY_ITERATIONS`` iterations).
+``python -m suite.bench.rebuild CONFIG`` builds CONFIG's algorithm, trains one iteration, saves
+a checkpoint as Tune does and stops it, three times in one process (its own Ray), and prints the
+seconds of each build and save as JSON: the first build is what a trial in a new process pays,
+the others what a reused process pays. Saves are timed because a trial also holds its CPUs, not
+training, while Tune checkpoints it (every ``CHECKPOINT_EVERY_ITERATIONS`` iterations).
 """
 
 from __future__ import annotations
