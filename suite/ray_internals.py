@@ -158,6 +158,11 @@ def set_trial_info(trainable: Any, trial_info: Any) -> None:
     trainable._trial_info = trial_info
 
 
+def trial_info(trainable: Any) -> Any:
+    """The trial info Tune's ``Trainable.reset`` gave a reused trainable for its next trial."""
+    return trainable._trial_info
+
+
 def start_wandb_run(callback: Any, trial: Any, **init_kwargs) -> None:
     """Start the W&B logging actor of a trial with these ``wandb.init`` arguments."""
     callback._start_logging_actor(trial, **init_kwargs)

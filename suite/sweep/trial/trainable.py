@@ -14,7 +14,7 @@ from ray.rllib.algorithms.appo import APPO, APPOConfig
 from ray.tune.result import DONE, TRIAL_INFO
 
 from suite.collect.rows import env_steps
-from suite.ray_internals import set_trial_info
+from suite.ray_internals import set_trial_info, trial_info
 from suite.sweep.spec import TRIAL_KEY, trial_spec
 from suite.sweep.trial.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
 from suite.sweep.trial.stall_inbox import report_stall
@@ -63,18 +63,18 @@ class SuiteAPPO(APPO):
         self._suite_setup_started_at = time.time()  # the trial holds its resources from here
         self._suite_watchdog = None
         self._suite_env_steps = None  # a raced trial's own budget: its rung's env steps
-        watchdog = trial_info = None
+        watchdog = tune_trial_info = None
         if isinstance(config, Mapping) and TRIAL_KEY in config:
             watchdog = config[TRIAL_KEY].get("watchdog")
             self._suite_env_steps = config[TRIAL_KEY].get("env_steps")
-            trial_info = config.get(TRIAL_INFO)
+            tune_trial_info = config.get(TRIAL_INFO)
             config = trial_config(config)
             register_class_env(config.env)
         super().__init__(config=config, **kwargs)
-        if trial_info is not None:
+        if tune_trial_info is not None:
             # Tune passes its trial info inside the config dict replaced above; without it
             # self.trial_id would read "default".
-            set_trial_info(self, trial_info)
+            set_trial_info(self, tune_trial_info)
         if watchdog:
             self._suite_watchdog = self._start_watchdog(watchdog)
 
@@ -85,9 +85,9 @@ class SuiteAPPO(APPO):
         exactly as a new process would build it (``suite.bench`` row 10 measures what it buys)."""
         if TRIAL_KEY not in new_config:
             return False  # not a suite trial: let Tune start a new process
-        trial_info, storage = self._trial_info, self._storage
+        next_trial, storage = trial_info(self), self._storage
         self.cleanup()
-        self.__init__({**new_config, TRIAL_INFO: trial_info}, storage=storage)
+        self.__init__({**new_config, TRIAL_INFO: next_trial}, storage=storage)
         return True
 
     def cleanup(self) -> None:
