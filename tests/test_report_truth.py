@@ -10,7 +10,7 @@ import pytest
 from suite.bench.synthetic_store import write_synthetic_run
 from suite.report import build_report
 from suite.report.analysis.rllib_counter import rllib_relation
-from suite.report.analysis.trials import prepared_trials
+from suite.report.analysis.trials import prepared_trials, train_batch_per_learner
 from suite.store import schema
 from suite.store.reader import load_run
 
@@ -111,3 +111,19 @@ def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(
     page = build_report(EXAMPLES / "example-atari_nk-smoke", tmp_path / "r.html").read_text()
     assert "RLlib / suite env steps trained" not in page
     assert "made at most 6 updates against broadcast_interval 20" in page
+
+
+@pytest.mark.parametrize(
+    ("settings", "learners"),
+    [({"train_batch_size_per_learner": 4000}, 0), ({"train_batch_size": 1000}, 2)],
+)
+def test_the_train_batch_the_report_states_is_the_one_rllib_trains_on(settings, learners):
+    """The stored config serialises the per-learner batch as a private field beside the
+    old-stack ``train_batch_size`` (500 by default); the report must read RLlib's value."""
+    from ray.rllib.algorithms.appo import APPOConfig
+
+    from suite.configs.resolve import to_serializable
+
+    config = APPOConfig().training(**settings).learners(num_learners=learners)
+    stored = to_serializable(config)
+    assert train_batch_per_learner(stored) == config.train_batch_size_per_learner

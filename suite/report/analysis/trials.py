@@ -61,18 +61,30 @@ def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
         folder = run_path / "trials" / str(trial_id)
         timing = _read_json(folder / "timing.json")
         config = _read_json(folder / "config.json").get("resolved_config", {})
-        batch = config.get("train_batch_size_per_learner") or config.get("train_batch_size")
         rows.append(
             {
                 "trial_id": trial_id,
                 "started_at": timing.get("started_at", math.nan),
-                "train_batch": batch if batch is not None else math.nan,
+                "train_batch": train_batch_per_learner(config),
                 "fragment": config.get("rollout_fragment_length", math.nan),
                 "num_epochs": config.get("num_epochs") or math.nan,
             }
         )
     columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def train_batch_per_learner(config: dict) -> float:
+    """RLlib's ``AlgorithmConfig.train_batch_size_per_learner``, from a stored config dict
+    without RLlib: the setting itself (serialised as ``_train_batch_size_per_learner``), else
+    ``train_batch_size`` split over the learners, as RLlib infers it."""
+    per_learner = config.get("_train_batch_size_per_learner") or config.get(
+        "train_batch_size_per_learner"
+    )
+    if per_learner:
+        return float(per_learner)
+    total = config.get("train_batch_size")
+    return float(total // (config.get("num_learners") or 1)) if total else math.nan
 
 
 def _read_json(path: Path) -> dict:
