@@ -17,6 +17,7 @@ from pathlib import Path
 
 from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
+from suite.sweep.driver.run_record import cluster_cpus
 
 SWEEP = "cartpole_nk"
 TARGET = 0.95
@@ -39,7 +40,7 @@ def where_time_went(run_dir: Path) -> dict:
         "trial_held_s": held,
         "trials": len(spans),
         "cpus_per_trial": sorted({cpus for *_, cpus in spans}),
-        "cluster_cpus": sum(node.get("CPU", 0.0) for node in meta["cluster"]["nodes"]),
+        "cluster_cpus": cluster_cpus(meta),
         "packing": meta["packing"],
     }
 

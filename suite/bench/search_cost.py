@@ -32,6 +32,7 @@ from pathlib import Path
 from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
 from suite.store.files import read_parquet
+from suite.sweep.driver.run_record import cluster_cpus
 from suite.sweep.search.spaces import THIRD_OF_TWO_CORES
 
 TARGET = 0.85
@@ -86,10 +87,9 @@ def shares(run_dir: Path) -> dict:
         dt.datetime.fromisoformat(meta["ended_at"]) - dt.datetime.fromisoformat(meta["started_at"])
     ).total_seconds()
     steps = float(read_parquet(run_dir / schema.TRIALS_FILE)["env_steps"].sum())
-    cluster_cpus = sum(node.get("CPU", 0.0) for node in meta["cluster"]["nodes"])
     return {
         "training_share": cpu_training / cpu_held if cpu_held else float("nan"),
-        "run_training_share": cpu_training / (cluster_cpus * wall),
+        "run_training_share": cpu_training / (cluster_cpus(meta) * wall),
         "run_wall_s": wall,
         "env_steps_per_s": steps / wall,
         "trial_held_s_mean": held / max(len(training), 1),

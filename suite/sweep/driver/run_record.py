@@ -180,16 +180,21 @@ def trial_counts(statuses, planned: int) -> dict[str, int]:
     return counts
 
 
+def cluster_cpus(run_meta: dict) -> float:
+    """The CPUs of every node the run recorded in its ``cluster``."""
+    return sum(node.get("CPU", 0.0) for node in run_meta["cluster"]["nodes"])
+
+
 def packing(run_dir: Path, run_meta: dict) -> float:
     """Trial CPU-seconds (CPUs reserved x time held, start to end) over cluster CPU-seconds
     (cluster CPUs x the run's wall time): 1.0 means no CPU sat idle."""
     start = dt.datetime.fromisoformat(run_meta.get("resumed_at") or run_meta["started_at"])
     elapsed = (dt.datetime.now(dt.UTC) - start).total_seconds()
-    cluster_cpus = sum(node.get("CPU", 0.0) for node in run_meta["cluster"]["nodes"])
+    cpus = cluster_cpus(run_meta)
     cpu_seconds = 0.0
     for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{schema.TIMING_FILE}"):
         timing = json.loads(path.read_text())
         if "started_at" in timing and "ended_at" in timing:
             held = timing["ended_at"] - max(timing["started_at"], start.timestamp())
             cpu_seconds += timing["resources"].get("CPU", 0.0) * max(held, 0.0)
-    return cpu_seconds / (cluster_cpus * elapsed) if cluster_cpus and elapsed > 0 else math.nan
+    return cpu_seconds / (cpus * elapsed) if cpus and elapsed > 0 else math.nan
