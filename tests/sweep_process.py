@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -68,6 +69,17 @@ def start_sweep(log: Path, *args: str, wandb: str = "off") -> SweepProcess:
 
 def run_dirs(results_root: Path, sweep: str) -> list[Path]:
     return sorted(path for path in (results_root / sweep).glob("*") if path.is_dir())
+
+
+def trial_processes(run_dir: Path) -> dict[str, int]:
+    """Each Tune trial's process id, from the first result Tune wrote for it."""
+    pids = {}
+    for path in (run_dir / "tune").glob("*/result.json"):
+        first = next(iter(path.read_text().splitlines()), None)
+        if first:
+            result = json.loads(first)
+            pids[result["trial_id"]] = result["pid"]
+    return pids
 
 
 def read_trials(run_dir: Path) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from sweep_process import run_dirs, start_sweep
+from sweep_process import run_dirs, start_sweep, trial_processes
 
 from suite.store import schema
 from suite.store.files import read_parquet
@@ -53,13 +53,6 @@ def _sweep(root: Path, sweep_file: Path, results: Path, *args: str) -> Path:
     return run_dirs(results, "reuse_drill")[-1]
 
 
-def _pids(run_dir: Path) -> set[int]:
-    return {
-        json.loads(path.read_text().splitlines()[0])["pid"]
-        for path in (run_dir / "tune").glob("*/result.json")
-    }
-
-
 def _curve(run_dir: Path, seed: int) -> pd.DataFrame:
     iterations = read_parquet(run_dir / schema.ITERATIONS_FILE)
     return (
@@ -74,7 +67,8 @@ def test_a_trial_in_a_reused_process_trains_as_in_a_new_one(tmp_path):
     reused = _sweep(tmp_path, sweep_file, results, "--budget", "reused")
     fresh = _sweep(tmp_path, sweep_file, results, "--budget", "fresh", "--first-seed", "1")
 
-    assert len(_pids(reused)) == 1  # both seeds ran in one trial process
+    pids = trial_processes(reused)
+    assert len(pids) == 2 and len(set(pids.values())) == 1  # both seeds ran in one process
     trials = read_parquet(reused / schema.TRIALS_FILE)
     assert sorted(trials["seed"]) == [0, 1] and (trials["status"] == "TERMINATED").all()
     for trial_id in trials["trial_id"]:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from sweep_process import read_trials, run_dirs, start_sweep, wait_until
+from sweep_process import read_trials, run_dirs, start_sweep, trial_processes, wait_until
 
 from suite.configs.axes import SEED
 from suite.report.analysis import search
@@ -177,19 +177,8 @@ def test_suggestions_run_on_common_seeds_and_validation_on_held_out_ones(searche
     assert config["resolved_config"]["num_cpus_per_env_runner"] == 0.33
 
 
-def _trial_processes(run_dir: Path) -> dict[str, int]:
-    """Each Tune trial's process id, from the first result Tune wrote for it."""
-    pids = {}
-    for path in (run_dir / "tune").glob("*/result.json"):
-        first = next(iter(path.read_text().splitlines()), None)
-        if first:
-            result = json.loads(first)
-            pids[result["trial_id"]] = result["pid"]
-    return pids
-
-
 def test_the_search_hands_each_trial_process_to_the_next_trial(searched):
-    pids = _trial_processes(searched.run_dir)
+    pids = trial_processes(searched.run_dir)
     assert len(pids) >= 40  # 9 search trials and 40 held-out ones, across the kill and resume
     # A process per trial would give one pid each; reused processes serve many trials apiece.
     assert len(set(pids.values())) <= len(pids) / 3, sorted(pids.values())
