@@ -17,7 +17,8 @@ so a report can be rebuilt from a results folder alone; sweep is imported by ben
 top-level modules sit (``ALLOWED``): ``humanize`` (number and duration text), ``argtypes``
 (argparse types and exit codes) and ``rllib_buffer`` (RLlib 2.60's buffer behaviour: the drop
 rule, the deadlock guard's constants, the simulator) are pure, import nothing of suite, and any
-package may use them; ``ray_internals`` (Ray's private names) is for the packages that talk to
+package may use them; ``learner`` (the suite's APPO learner, an RLlib plug-in a config selects)
+sits under configs, which names it; ``ray_internals`` (Ray's private names) is for the packages that talk to
 Ray (configs, collect, sweep), never report, store, stats or dashboards; ``faults`` injects
 faults into trials (tests), beside collect. ``bench`` measures everything and may import anything.
 One module crosses to the end of the pipeline on purpose (``ENDS_THE_PIPELINE``): the sweep
@@ -62,14 +63,24 @@ FOUNDATION = {"humanize", "argtypes", "rllib_buffer"}
 LIBRARIES = {"configs", "stats", *FOUNDATION}
 # unit -> the units it may import (the direction of the pipeline, in the module docstring).
 ALLOWED: dict[str, set[str]] = {
-    "bench": {"sweep", "collect", "store", "report", "dashboards", "ray_internals", *LIBRARIES},
+    "bench": {
+        "sweep",
+        "collect",
+        "store",
+        "report",
+        "dashboards",
+        "learner",
+        "ray_internals",
+        *LIBRARIES,
+    },
     "sweep": {"collect", "store", "dashboards", "ray_internals", *LIBRARIES},
     "collect": {"store", "ray_internals", *LIBRARIES},
     "faults": {"ray_internals", *FOUNDATION},
     "report": {"store", *LIBRARIES},
     "dashboards": {"store", *LIBRARIES},
     "store": LIBRARIES,
-    "configs": {"ray_internals", *FOUNDATION},
+    "configs": {"learner", "ray_internals", *FOUNDATION},
+    "learner": {"ray_internals", *FOUNDATION},
     "stats": set(),
     "ray_internals": set(),
     **{module: set() for module in FOUNDATION},

@@ -3,7 +3,10 @@
 - ``model.<field>``: a field of RLlib's ``DefaultModelConfig`` (``model.fcnet_hiddens``,
   ``model.fcnet_activation``, ``model.free_log_std``, ``model.vf_share_layers``, ...);
 - ``observation_filter``: ``"mean_std"`` normalises observations with RLlib's ``MeanStdFilter``
-  env-to-module connector (running mean and std, synced across env runners), ``"none"`` does not.
+  env-to-module connector (running mean and std, synced across env runners), ``"none"`` does not;
+- ``learner``: ``"suite"`` trains with the suite's APPO learner (``suite.learner.appo``: the
+  target network's log-probs and V-trace once per batch, not once per minibatch), ``"rllib"``
+  with RLlib's own.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from ray.rllib.algorithms.appo import APPOConfig
 from ray.rllib.connectors.env_to_module.mean_std_filter import MeanStdFilter
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
+from suite.learner.appo import SuiteAPPOTorchLearner
 from suite.ray_internals import env_to_module_connector_of, model_config_of
 
 MODEL_PREFIX = "model."
 OBSERVATION_FILTER = "observation_filter"
 OBSERVATION_FILTERS = ("none", "mean_std")
+LEARNER = "learner"
+LEARNERS = {"rllib": None, "suite": SuiteAPPOTorchLearner}  # None: APPO's default learner
 MODEL_FIELDS = frozenset(field.name for field in dataclasses.fields(DefaultModelConfig))
 
 
@@ -33,7 +39,7 @@ def mean_std_filter(env=None, spaces=None, device=None) -> MeanStdFilter:
 
 
 def is_suite_setting(key: str) -> bool:
-    return key == OBSERVATION_FILTER or key.startswith(MODEL_PREFIX)
+    return key in (OBSERVATION_FILTER, LEARNER) or key.startswith(MODEL_PREFIX)
 
 
 def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APPOConfig:
@@ -47,7 +53,15 @@ def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APP
         config = _with_model(config, model)
     if OBSERVATION_FILTER in settings:
         config = _with_observation_filter(config, settings[OBSERVATION_FILTER])
+    if LEARNER in settings:
+        config = _with_learner(config, settings[LEARNER])
     return config
+
+
+def _with_learner(config: APPOConfig, name: Any) -> APPOConfig:
+    if name not in LEARNERS:
+        raise SuiteSettingError(f"{LEARNER} must be one of {', '.join(LEARNERS)}, got {name!r}")
+    return config.training(learner_class=LEARNERS[name])
 
 
 def _with_model(config: APPOConfig, changes: dict[str, Any]) -> APPOConfig:
