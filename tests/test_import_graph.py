@@ -17,10 +17,11 @@ so a report can be rebuilt from a results folder alone; sweep is imported by ben
 top-level modules sit (``ALLOWED``): ``humanize`` (number and duration text), ``argtypes``
 (argparse types and exit codes) and ``rllib_buffer`` (RLlib 2.60's buffer behaviour: the drop
 rule, the deadlock guard's constants, the simulator) are pure, import nothing of suite, and any
-package may use them; ``learner`` (the suite's APPO learner, an RLlib plug-in a config selects)
-sits under configs, which names it; ``ray_internals`` (Ray's private names) is for the packages that talk to
-Ray (configs, collect, sweep), never report, store, stats or dashboards; ``faults`` injects
-faults into trials (tests), beside collect. ``bench`` measures everything and may import anything.
+package may use them; ``learner`` (the suite's APPO learner, an RLlib plug-in a config
+selects) sits under configs, which names it; ``ray_internals`` (Ray's private names) is for the
+packages that talk to Ray (configs, collect, sweep), never report, store, stats or dashboards;
+``faults`` injects faults into trials (tests), beside collect. ``bench`` measures everything and
+may import anything.
 One module crosses to the end of the pipeline on purpose (``ENDS_THE_PIPELINE``): the sweep
 command builds its run's report when the run ends.
 
