@@ -61,7 +61,7 @@ def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APP
 def _with_learner(config: APPOConfig, name: Any) -> APPOConfig:
     if name not in LEARNERS:
         raise SuiteSettingError(f"{LEARNER} must be one of {', '.join(LEARNERS)}, got {name!r}")
-    return config.training(learner_class=LEARNERS[name])
+    return config.learners(learner_class=LEARNERS[name])
 
 
 def _with_model(config: APPOConfig, changes: dict[str, Any]) -> APPOConfig:

@@ -6,7 +6,7 @@ forward pass, V-trace (a Python loop over the rollout fragment's time steps), ei
 per-tensor Python loop and steps a single-tensor Adam. With PPO's gradient density (rl-zoo3's
 Pendulum: 640 minibatch steps per 4,096 env steps) that per-minibatch overhead is most of the
 learner's time (``python -m suite.bench --rows learner_cost``). This learner, plugged in through
-RLlib's own hook (``config.training(learner_class=...)``, the suite setting ``learner="suite"``):
+RLlib's own hook (``config.learners(learner_class=...)``, the suite setting ``learner="suite"``):
 
 - computes the target network's log-probs and V-trace once per batch, V-trace along each
   episode chunk (``suite.learner.vtrace``), and draws minibatches of the batch's real rows by

@@ -78,12 +78,12 @@ def vtrace_per_chunk(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """V-trace value targets and policy-gradient advantages for every row ([rows] each; zero
     advantage and ``vs = V`` on bootstrap rows). All inputs are flat [rows] tensors."""
-    real = loss_mask.float()
+    real = loss_mask.to(values.dtype)
     rhos = torch.exp(target_logp - behaviour_logp)
     clipped_rhos = rhos if clip_rho is None else torch.clamp(rhos, max=clip_rho)
     traces = lambda_ * torch.clamp(rhos, max=1.0)
     # No bootstrap past a terminal step, and none from a bootstrap row (it ends its chunk).
-    discounts = gamma * (1.0 - terminateds.float()) * real
+    discounts = gamma * (1.0 - terminateds.to(values.dtype)) * real
     # A real row's next row is in its own chunk: every chunk ends with its bootstrap row.
     next_values = torch.roll(values, -1)
     deltas = layout.grid(clipped_rhos * (rewards + discounts * next_values - values) * real)
