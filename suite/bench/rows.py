@@ -133,6 +133,18 @@ def _peers(options: MeasureOptions) -> dict:
     return peers.measure(options.quick, include_long=options.peers_long)
 
 
+def _learner_cost(options: MeasureOptions) -> dict:
+    from suite.bench import learner_cost  # no Ray: the learners update in this process
+
+    return learner_cost.measure(repetitions=1 if options.quick else 5)
+
+
+def _render_learner_cost(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import learner_cost
+
+    return [*learner_cost.render(data), "", *notes.lines("reading")]
+
+
 def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     from suite.bench import search_cost
 
@@ -224,6 +236,14 @@ ROWS: tuple[Row, ...] = (
         "RLlib's tuned examples)",
         measure=_peers,
         render=_render_peers,
+    ),
+    Row(
+        key="learner_cost",
+        title="12. The learner's cost per minibatch step: RLlib's APPO learner, the suite's, SB3's "
+        "PPO",
+        measure=_learner_cost,
+        render=_render_learner_cost,
+        notes="learner_cost",
     ),
 )
 

@@ -158,6 +158,44 @@ def _seconds(value: float) -> str:
 
 
 @dataclass(frozen=True)
+class PeersEvidence:
+    """Benchmark row 11's record for one config on one env: its return at the row's last mark
+    beside SB3's PPO, on the row's seeds."""
+
+    env: str
+    config: str
+    row: str = "peers"
+
+    @property
+    def pointer(self) -> str:
+        return f"{shown_path(bench_raw_dir() / f'{self.row}.json')} (data.envs.{self.env})"
+
+    def measured(self, threshold: float) -> Measured | None:
+        record = bench_record(self.row)
+        found = None if record is None else record["data"]["envs"].get(self.env)
+        side = None if found is None else found["sides"].get(self.config)
+        if side is None:
+            return None
+        mark = str(found["marks"][-1])
+        at = side["return_at"][mark]
+        data = record["data"]
+        first = data["first_seed"]
+        return Measured(
+            result=(
+                f"return {fmt(at['point'], decimals=0)} (IQM, 95% CI "
+                f"{fmt(at['low'], decimals=0)} to {fmt(at['high'], decimals=0)}) at "
+                f"{int(mark):,} env steps; {side['reached']} of {side['seeds']} seeds reached "
+                f"{threshold:g}"
+            ),
+            seeds=f"{data['seeds']} (from {first})",
+            env_steps=f"{int(mark):,}",
+            hardware=f"{record['machine']}, {data['declared_cpus'].get(self.config)} CPUs",
+            date=record["measured_at"],
+            source=self.pointer,
+        )
+
+
+@dataclass(frozen=True)
 class PromotedEvidence:
     """A promoted config's evidence file, ``<folder>/<name>.json``: the run that decided it."""
 

@@ -12,8 +12,14 @@ from pathlib import Path
 
 from ray.rllib.algorithms.appo import APPOConfig
 
-from suite.configs import atari, classic, mujoco
-from suite.configs.evidence import Evidence, Measured, PromotedEvidence, TimeToThreshold
+from suite.configs import atari, classic, mujoco, ppo_layouts
+from suite.configs.evidence import (
+    Evidence,
+    Measured,
+    PeersEvidence,
+    PromotedEvidence,
+    TimeToThreshold,
+)
 from suite.configs.promoted import LIBRARY_DIR, PromotedConfig, load_promoted, promoted_dir
 from suite.configs.settings import apply_settings, validate
 
@@ -98,6 +104,26 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         source="RLlib tuned_examples/appo/pendulum_appo.py hyperparameters, 1 env runner; "
         "measured with exactly these settings: promoted pendulum_continuous_nk",
         evidence=PromotedEvidence("pendulum_continuous_nk"),
+    ),
+    TunedConfig(
+        name="pendulum_ppo_layout",
+        env="Pendulum-v1",
+        family="classic",
+        build=ppo_layouts.pendulum_ppo_layout,
+        threshold=-300.0,
+        source="rl-zoo3 hyperparams/ppo.yml (Pendulum-v1) carried to APPO, the suite's learner; "
+        "measured by us beside SB3's PPO: RESULTS.md row 11",
+        evidence=PeersEvidence("Pendulum-v1", "pendulum_ppo_layout"),
+    ),
+    TunedConfig(
+        name="cartpole_ppo_layout",
+        env="CartPole-v1",
+        family="classic",
+        build=ppo_layouts.cartpole_ppo_layout,
+        threshold=450.0,
+        source="rl-zoo3 hyperparams/ppo.yml (CartPole-v1) carried to APPO, the suite's learner; "
+        "measured by us beside SB3's PPO: RESULTS.md row 11",
+        evidence=PeersEvidence("CartPole-v1", "cartpole_ppo_layout"),
     ),
     TunedConfig(
         name="pong",
