@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import re
-import runpy
-
-import pytest
+import subprocess
+import sys
+from pathlib import Path
 
 from suite.configs.__main__ import main
 from suite.configs.describe import detail_rows, setting_text
 from suite.configs.registry import all_configs, get_config
 
+ROOT = Path(__file__).resolve().parents[1]
 LONG_FLOAT = re.compile(r"\d\.0*[1-9]\d{4,}")  # 0.33424021001906645 (5+ significant digits)
 
 
-def test_the_list_is_one_line_per_config_with_its_result_and_evidence(capsys, monkeypatch):
-    monkeypatch.setattr("sys.argv", ["python -m suite.configs"])
-    with pytest.raises(SystemExit) as done:  # python -m suite.configs, in process
-        runpy.run_module("suite.configs", run_name="__main__")
-    assert done.value.code == 0
+def test_the_list_is_one_line_per_config_with_its_result_and_evidence(capsys):
+    assert main([]) == 0
     lines = capsys.readouterr().out.splitlines()
     configs = all_configs()
     assert len(configs) >= 7
@@ -59,12 +57,18 @@ def test_a_library_configs_details_show_its_builder_settings_and_claim():
     assert "python -m suite.sweep atari_nk" in rows["run"]
 
 
-def test_an_unknown_name_is_one_line_and_a_non_zero_exit(capsys):
-    assert main(["cartpol"]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.count("\n") == 1
-    assert captured.err.startswith("error: unknown config 'cartpol'. Did you mean 'cartpole'?")
+def test_an_unknown_name_is_one_line_and_a_non_zero_exit():
+    done = subprocess.run(  # the command itself: its exit code is the process's
+        [sys.executable, "-m", "suite.configs", "cartpol"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: unknown config 'cartpol'. Did you mean 'cartpole'?")
 
 
 def test_settings_read_as_a_person_types_them():
