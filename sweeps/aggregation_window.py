@@ -13,7 +13,8 @@ throughput falls as broadcast_interval falls. Each trial puts ~60 batches, enoug
 model's steady state; the report prints the model's error against its stated bound. The cells
 that can drop at K=1 hang bare RLlib 2.60; the suite's deadlock guard releases them.
 Run: ``python -m suite.sweep aggregation_window`` (12 trials; one such run is
-results/example-aggregation_window-smoke, and the README says how long it took on 2 cores).
+results/example-aggregation_window-smoke: docs/buffer.md says what it found, docs/sweeps.md
+how long it takes on 2 cores).
 It runs the fixed ``cartpole_probed``, not the tuned ``cartpole``: the question is the buffer's,
 and the example's trials, which name ``cartpole``, ran exactly these settings before
 ``cartpole`` became a search's pick.

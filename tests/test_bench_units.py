@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from suite.bench import readme_table
+from suite.bench import peers_table
 from suite.bench.__main__ import BenchArgumentError, chosen_rows, main
 from suite.bench.curves import Curve
 from suite.bench.notes import Notes, NotesError, load_notes, parse_notes
@@ -154,12 +154,14 @@ def test_render_only_measures_nothing_and_writes_results_md(tmp_path):
     assert sorted(path.name for path in (bench / "raw").iterdir()) == ["throughput.json"]
 
 
-def test_the_readme_peers_table_is_row_11_rendered():
-    """The README's "How good are the tuned configs" table holds no number of its own."""
-    readme = (NOTES.parents[1] / "README.md").read_text()
+def test_the_docs_peers_table_is_row_11_rendered():
+    """The "How good are the tuned configs" table of docs/configs.md holds no number of its own,
+    and the README no copy of it."""
+    page = (NOTES.parents[1] / peers_table.PAGE).read_text()
     record = json.loads((NOTES.parent / "raw" / "peers.json").read_text())
-    assert readme_table.BEGIN in readme
-    assert readme_table.with_table(readme, record) == readme
+    assert peers_table.BEGIN in page
+    assert peers_table.with_table(page, record) == page
+    assert peers_table.BEGIN not in (NOTES.parents[1] / "README.md").read_text()
 
 
 def _peers_record(met: bool) -> dict:
@@ -184,32 +186,34 @@ def _peers_record(met: bool) -> dict:
     return {"row": "peers", "measured_at": "then", "machine": "box", "quick": False, "data": data}
 
 
-def test_the_readme_table_reads_its_numbers_from_the_record():
-    readme = f"# head\n\n{readme_table.BEGIN}\n| stale | row |\n{readme_table.END}\n\ntail\n"
-    text = readme_table.with_table(readme, _peers_record(met=True))
+def test_the_peers_table_reads_its_numbers_from_the_record():
+    page = f"# head\n\n{peers_table.BEGIN}\n| stale | row |\n{peers_table.END}\n\ntail\n"
+    text = peers_table.with_table(page, _peers_record(met=True))
     assert text.startswith("# head\n\n") and text.endswith("\n\ntail\n")
     assert "| stale | row |" not in text
     assert "| Pendulum-v1 | suite `pendulum` | 100 env steps | -300 [-310, -290] |" in text
     assert "seeds 20,000 to 20,001" in text and "Measured then on box" in text
     assert "- Pendulum-v1, return at 100 at least SB3's: **met**" in text
-    with pytest.raises(readme_table.MissingMarkersError, match="lacks the markers"):
-        readme_table.with_table(f"{readme_table.BEGIN}\nno end\n", _peers_record(met=True))
+    with pytest.raises(peers_table.MissingMarkersError, match="lacks the markers"):
+        peers_table.with_table(f"{peers_table.BEGIN}\nno end\n", _peers_record(met=True))
 
 
-def test_render_only_rewrites_the_readme_table_beside_its_benchmarks(tmp_path):
+def test_render_only_rewrites_the_docs_table_beside_its_benchmarks(tmp_path):
     (tmp_path / "benchmarks").mkdir()
     record = json.loads((NOTES.parent / "raw" / "peers.json").read_text())
     bench = bench_dir(tmp_path / "benchmarks", {"peers": record})
-    readme = tmp_path / "README.md"
-    readme.write_text(f"{readme_table.BEGIN}\n| stale |\n{readme_table.END}\n")
+    page = tmp_path / peers_table.PAGE
+    page.parent.mkdir()
+    page.write_text(f"{peers_table.BEGIN}\n| stale |\n{peers_table.END}\n")
     assert main(["--render-only", "--out-dir", str(bench)]) == 0
-    assert readme.read_text() == readme_table.with_table(readme.read_text(), record)
-    assert "| stale |" not in readme.read_text()
+    assert page.read_text() == peers_table.with_table(page.read_text(), record)
+    assert "| stale |" not in page.read_text()
     other = tmp_path / "other"
     (other / "benchmarks").mkdir(parents=True)
-    (other / "README.md").write_text("# another checkout, no table\n")
+    (other / "docs").mkdir()
+    (other / peers_table.PAGE).write_text("# another checkout, no table\n")
     assert main(["--render-only", "--out-dir", str(bench_dir(other / "benchmarks", {}))]) == 0
-    assert (other / "README.md").read_text() == "# another checkout, no table\n"
+    assert (other / peers_table.PAGE).read_text() == "# another checkout, no table\n"
 
 
 def test_interleaved_rates_warm_up_first_then_abba():

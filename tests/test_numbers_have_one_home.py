@@ -1,4 +1,5 @@
-"""A measured number lives in one file; the README and the config docstrings only point to it.
+"""A measured number lives in one file; the README, the docs pages (docs/*.md) and the config
+docstrings only point to it.
 
 The homes: the benchmark records (benchmarks/raw/<row>.json), the promoted configs' evidence
 (suite/configs/promoted/<name>.json), the notes (benchmarks/notes/<row>.md), and what a stored
@@ -7,8 +8,13 @@ run writes (results/example-*/, reports/example-*). RESULTS.md is their renderin
 
 The scheme, so that a copy can be checked:
 
-- Where the README (or a docstring) states a measured number, it is a link to its home:
-  ``[48.4 min](benchmarks/raw/racing.json#data.races.1.seconds)``. For a JSON file the part
+- Where the README, a docs page (or a docstring) states a measured number, it is a link to its
+  home, relative to the file it is in:
+  ``[48.4 min](benchmarks/raw/racing.json#data.races.1.seconds)`` in the README,
+  ``[48.4 min](../benchmarks/raw/racing.json#data.races.1.seconds)`` on a page under docs/ (so
+  the link also resolves on GitHub and in the built site). A link to a docs page or to the
+  README is a way to read on, not a number's home, and is not checked here (tests/test_docs.py
+  builds the pages strictly, which checks it). For a JSON file the part
   after ``#`` is the dotted key (a number indexes a list); the number shown must be that value
   as printed, to the digits shown (``%`` shows a fraction times 100, ``min``/``h`` show seconds,
   ``k``/``M`` thousands and millions; a leading ``~`` or ``about`` allows 5%). A JSON string, a
@@ -101,10 +107,13 @@ def _read_text(file: Path) -> str:
     return file.read_text()
 
 
-def check_span(shown: str, path: str, key: str | None, root: Path = ROOT) -> str | None:
-    """None when ``path`` (and ``key``) hold ``shown``; else what is wrong."""
+def check_span(
+    shown: str, path: str, key: str | None, root: Path = ROOT, base: Path | None = None
+) -> str | None:
+    """None when ``path`` (and ``key``) hold ``shown``; else what is wrong. ``path`` is relative
+    to ``base``, the folder of the file that links (default ``root``)."""
     where = f"[{shown}]({path}{'#' + key if key else ''})"
-    file = root / path
+    file = ((base or root) / path).resolve()
     if not file.exists():
         return f"{where}: {path} does not exist"
     if file.suffix == ".json":
@@ -133,9 +142,18 @@ def check_span(shown: str, path: str, key: str | None, root: Path = ROOT) -> str
     return None if contains(text, shown) else f"{where}: {path} does not say {shown!r}"
 
 
-def wrong_spans(text: str, root: Path = ROOT) -> list[str]:
-    problems = (check_span(m["shown"], m["path"], m["key"], root) for m in SPAN.finditer(text))
+def wrong_spans(text: str, root: Path = ROOT, base: Path | None = None) -> list[str]:
+    homes = [m for m in SPAN.finditer(text) if not _is_page((base or root) / m["path"], root)]
+    problems = (check_span(m["shown"], m["path"], m["key"], root, base) for m in homes)
     return [problem for problem in problems if problem]
+
+
+def _is_page(target: Path, root: Path) -> bool:
+    """A docs page or the README: where a reader goes on, not where a number lives."""
+    target = target.resolve()
+    docs = (root / "docs").resolve()
+    page = target.suffix == ".md" and target.is_relative_to(docs)
+    return page or target == (root / "README.md").resolve()
 
 
 def headline(doc: str, name: str) -> str:
@@ -157,10 +175,19 @@ def bare_measured_numbers(doc: str) -> list[str]:
 # --- the checks ----------------------------------------------------------------------------------
 
 
-def test_the_readme_states_only_numbers_its_sources_hold():
-    readme = (ROOT / "README.md").read_text()
-    assert len(SPAN.findall(readme)) >= 30, "the README's measured numbers link to their home"
-    assert wrong_spans(readme) == []
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_a_page_states_only_numbers_its_sources_hold(page):
+    assert wrong_spans(page.read_text(), base=page.parent) == []
+
+
+def test_the_findings_link_their_numbers_to_their_home():
+    """The findings moved from the README to the docs with their links."""
+    spans = {page.name: len(SPAN.findall(page.read_text())) for page in PAGES}
+    assert sum(spans.values()) >= 100, spans
+    assert spans["racing.md"] >= 30 and spans["search.md"] >= 10 and spans["buffer.md"] >= 30
 
 
 @pytest.mark.parametrize("tuned", TUNED_CONFIGS, ids=lambda tuned: tuned.name)
@@ -212,6 +239,19 @@ def test_a_wrong_or_dangling_link_is_named(tmp_path):
         "[1](benchmarks/raw/racing.json#data.runs.3.share): no 'data.runs.3.share': '3' is not "
         "there",
         "[2](benchmarks/raw/gone.json#x): benchmarks/raw/gone.json does not exist",
+    ]
+
+
+def test_a_link_is_read_relative_to_the_page_that_has_it(tmp_path):
+    (tmp_path / "benchmarks" / "raw").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    record = {"data": {"seconds": 2399.0}}
+    (tmp_path / "benchmarks" / "raw" / "racing.json").write_text(json.dumps(record))
+    page = "[40.0 min](../benchmarks/raw/racing.json#data.seconds)"
+    assert wrong_spans(page, tmp_path, base=tmp_path / "docs") == []
+    readme_style = "[40.0 min](benchmarks/raw/racing.json#data.seconds)"
+    assert wrong_spans(readme_style, tmp_path, base=tmp_path / "docs") == [
+        f"{readme_style}: benchmarks/raw/racing.json does not exist"
     ]
 
 

@@ -3,9 +3,9 @@
 Every row by default; ``--rows a,b`` reruns some (the others keep their last measurement, with
 its date, in benchmarks/raw/); ``--quick`` shrinks budgets for development and marks its rows;
 ``--render-only`` measures nothing and writes RESULTS.md again from the raw records and the
-notes (benchmarks/notes/). Each write of RESULTS.md also rewrites the README's peers table
-(``suite.bench.readme_table``) from row 11's record. Run it under ``flock /tmp/ray-train.lock``
-on a shared machine: it trains (unless ``--render-only``).
+notes (benchmarks/notes/). Each write of RESULTS.md also rewrites the peers table of
+docs/configs.md (``suite.bench.peers_table``) from row 11's record. Run it under
+``flock /tmp/ray-train.lock`` on a shared machine: it trains (unless ``--render-only``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from suite.bench.readme_table import rewrite_readme
+from suite.bench.peers_table import PAGE, rewrite_page
 from suite.bench.rows import RAW_DIR, MeasureOptions, get_row, render, row_keys
 
 BENCH_DIR = Path("benchmarks")
@@ -75,7 +75,7 @@ def chosen_rows(text: str) -> list[str]:
 def write_results(out_dir: Path) -> Path:
     results = out_dir / "RESULTS.md"
     results.write_text(render(out_dir))
-    rewrite_readme(out_dir.parent / "README.md", out_dir / RAW_DIR / "peers.json")
+    rewrite_page(out_dir.parent / PAGE, out_dir / RAW_DIR / "peers.json")
     return results
 
 

@@ -1,78 +1,62 @@
-"""``python -m suite.configs``: list the tuned configs, their defaults, expectations, sources,
-and, for each expectation we measured, the evidence it was read from."""
+"""``python -m suite.configs``: the tuned configs, one line each (name, env, the result to expect,
+where its evidence is). ``python -m suite.configs NAME``: one config in detail (defaults,
+settings, the result to expect, the evidence and what it was measured on)."""
 
 from __future__ import annotations
 
+import argparse
+import sys
+
+from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
-from suite.configs.promoted import PromotedConfig, load_promoted
-from suite.configs.registry import TunedConfig, all_configs
+from suite.configs.describe import detail_rows, listed
+from suite.configs.registry import UnknownNameError, all_configs, get_config
 
 
-def main() -> None:
-    configs = all_configs()
-    table = Table(title="Tuned APPO configs")
-    for column in ("name", "env", "N", "K", "B", "threshold", "expected result", "source"):
-        table.add_column(column, overflow="fold")
-    for tuned in configs:
-        table.add_row(
-            tuned.name,
-            tuned.env,
-            str(tuned.default_n),
-            str(tuned.default_k),
-            str(tuned.default_broadcast_interval),
-            f"{tuned.threshold:g}",
-            tuned.expected,
-            tuned.source,
-        )
-    console = Console(width=160)
+def list_table() -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for column in ("name", "env", "expect", "evidence"):
+        table.add_column(column, no_wrap=True)
+    for tuned in all_configs():
+        line = listed(tuned)
+        table.add_row(line.name, line.env, line.expected, line.evidence)
+    return table
+
+
+def detail_table(name: str) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for label, text in detail_rows(get_config(name)):
+        table.add_row(label, text)
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m suite.configs", description=__doc__)
+    parser.add_argument("name", nargs="?", help="a config to show in detail")
+    args = parser.parse_args(argv)
+    console = Console()
+    if args.name is None:
+        table = list_table()
+        # One line per config, however narrow the terminal or pipe: a wide line wraps, a
+        # table cell never does.
+        wide = console.options.update_width(1_000)
+        console.width = max(console.width, Measurement.get(console, wide, table).maximum)
+        console.print(table)
+        console.print("Details: python -m suite.configs NAME")
+        return 0
+    try:
+        table = detail_table(args.name)
+    except UnknownNameError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     console.print(table)
-    console.print(_measured_table(configs))
-    promoted = load_promoted()
-    if promoted:
-        console.print(_evidence_table(promoted))
-
-
-def _measured_table(configs: tuple[TunedConfig, ...]) -> Table:
-    """Each measured expectation with what it was measured on, read from its evidence file."""
-    table = Table(title="Where each expected result was measured (read from the evidence)")
-    for column in ("name", "seeds", "env steps", "hardware", "date", "evidence"):
-        table.add_column(column, overflow="fold")
-    for tuned in configs:
-        if tuned.evidence is None:
-            continue
-        found = tuned.measured()
-        if found is None:
-            table.add_row(tuned.name, "", "", "", "", f"{tuned.evidence.pointer}: missing")
-            continue
-        table.add_row(
-            tuned.name, found.seeds, found.env_steps, found.hardware, found.date, found.source
-        )
-    return table
-
-
-def _evidence_table(promoted: list[PromotedConfig]) -> Table:
-    table = Table(title="Promoted configs: the run that decided them")
-    for column in ("name", "from", "settings", "verdict", "run"):
-        table.add_column(column, overflow="fold")
-    for config in promoted:
-        evidence = config.evidence
-        table.add_row(
-            config.name,
-            config.base,
-            ", ".join(f"{key}={value}" for key, value in sorted(config.settings.items())),
-            f"{evidence.get('verdict')}: {evidence.get('summary')}",
-            _run_text(evidence),
-        )
-    return table
-
-
-def _run_text(evidence: dict) -> str:
-    commit = str(evidence.get("git_commit"))[:8]
-    run = f"{evidence.get('sweep')}/{evidence.get('run_id')}"
-    return f"{run} (git {commit}, ray {evidence.get('ray_version')})"
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

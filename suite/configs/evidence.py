@@ -88,6 +88,7 @@ class Measured:
     """A config's expected result as its evidence states it, and where it was measured."""
 
     result: str
+    headline: str  # the result in a few words, for the one-line list of configs
     seeds: str
     env_steps: str
     hardware: str
@@ -134,6 +135,10 @@ class TimeToThreshold:
                 f"{_number(found['env_steps']['median'])} env steps; "
                 f"{found['reached']} of {found['seeds']} seeds reached it; "
                 f"{_number(found['env_steps_per_s']['median'])} env steps/s"
+            ),
+            headline=(
+                f"return {threshold:g} in a median {_seconds(found['seconds']['median'])}, "
+                f"{found['reached']}/{found['seeds']} seeds"
             ),
             seeds=str(found["seeds"]),
             env_steps=f"{budget['env_steps']:,} or {seconds:g} s per trial, whichever first",
@@ -223,6 +228,7 @@ class PromotedEvidence:
                 f"return {fmt(point, decimals=0)} (IQM, 95% CI {fmt(low, decimals=0)} to "
                 f"{fmt(high, decimals=0)}) at {evidence.get('budget')}, {evidence.get('verdict')}"
             ),
+            headline=f"return {fmt(point, decimals=0)} (IQM) at {evidence.get('budget')}",
             seeds=str(evidence.get("seeds")),
             env_steps=str(evidence.get("budget")),
             hardware=(

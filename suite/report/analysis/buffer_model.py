@@ -17,7 +17,7 @@ from suite.rllib_buffer import production_rate, simulate_buffer
 # The model's stated accuracy per cell, absolute: drop fraction (of env steps) and reuse (uses per
 # batch). Set after the measured CartPole grid over broadcast_interval {1, 5, 20}
 # (results/example-aggregation_window-smoke; its largest errors, from steady-state rates, are in
-# its report's buffer section, and the README gives them with those from whole-run rates; the
+# its report's buffer section, and docs/buffer.md gives them with those from whole-run rates; the
 # model under-predicts the heaviest drops): on 2 cores the learner's and the sampler's speeds
 # change with what the other is doing, and the model takes one mean rate for each per cell.
 DROP_ERROR_BOUND = 0.25

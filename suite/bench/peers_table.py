@@ -1,7 +1,7 @@
-"""The README's "How good are the tuned configs" table: row 11's record (benchmarks/raw/peers.json)
-rendered short, between two markers that ``python -m suite.bench`` rewrites (after measuring the
-row, and with ``--render-only``). The README holds no number of its own there; the full row, with
-every mark and timing, is RESULTS.md's."""
+"""The "How good are the tuned configs" table of docs/configs.md: row 11's record
+(benchmarks/raw/peers.json) rendered short, between two markers that ``python -m suite.bench``
+rewrites (after measuring the row, and with ``--render-only``). The page holds no number of its
+own there; the full row, with every mark and timing, is RESULTS.md's."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 from suite.bench.peers import ci_text, median_and_range, side_label
+
+PAGE = Path("docs") / "configs.md"  # the page that holds the table, from the repository's top
 
 BEGIN = (
     "<!-- peers table: python -m suite.bench --render-only writes it from "
@@ -26,7 +28,7 @@ FIRST_SCORE_NOTE = (
 
 
 class MissingMarkersError(ValueError):
-    """The README has not both markers, in order: there is no table to rewrite."""
+    """The page has not both markers, in order: there is no table to rewrite."""
 
 
 def peers_table(record: dict) -> list[str]:
@@ -72,22 +74,22 @@ def _target_lines(data: dict) -> list[str]:
     ]
 
 
-def with_table(readme: str, record: dict) -> str:
-    """``readme`` with the text between the markers replaced by the table."""
-    head, begin, rest = readme.partition(BEGIN)
+def with_table(page: str, record: dict) -> str:
+    """``page`` with the text between the markers replaced by the table."""
+    head, begin, rest = page.partition(BEGIN)
     _, end, tail = rest.partition(END)
     if not (begin and end):
-        raise MissingMarkersError(f"the README lacks the markers {BEGIN!r} and {END!r}")
+        raise MissingMarkersError(f"the page lacks the markers {BEGIN!r} and {END!r}")
     return "\n".join([head + BEGIN, *peers_table(record), END + tail])
 
 
-def rewrite_readme(readme: Path, record_path: Path) -> bool:
-    """Rewrite the table in ``readme``; False (and nothing written) when either file is missing
-    or the README has no table (a benchmark folder of a test, or of another checkout)."""
-    if not (readme.exists() and record_path.exists()):
+def rewrite_page(page: Path, record_path: Path) -> bool:
+    """Rewrite the table in ``page``; False (and nothing written) when either file is missing
+    or the page has no table (a benchmark folder of a test, or of another checkout)."""
+    if not (page.exists() and record_path.exists()):
         return False
-    text = readme.read_text()
+    text = page.read_text()
     if BEGIN not in text:
         return False
-    readme.write_text(with_table(text, json.loads(record_path.read_text())))
+    page.write_text(with_table(text, json.loads(record_path.read_text())))
     return True
