@@ -217,3 +217,32 @@ def test_a_missing_evidence_file_is_said_not_guessed(tmp_path, monkeypatch):
     assert tuned.measured() is None
     assert tuned.expected.startswith("see ") and tuned.expected.endswith("that file is missing")
     assert get_config("pong").expected.startswith("not measured by us")
+
+
+def test_a_ppo_layout_config_reads_its_result_from_row_11(tmp_path, monkeypatch):
+    import json
+
+    from suite.configs.evidence import BENCH_RAW_VARIABLE
+
+    monkeypatch.setenv(BENCH_RAW_VARIABLE, str(tmp_path))
+    side = {
+        "seeds": 5,
+        "reached": 4,
+        "return_at": {"100000": {"point": -201.4, "low": -260.0, "high": -170.2}},
+    }
+    data = {
+        "seeds": 5,
+        "first_seed": 30_000,
+        "declared_cpus": {"pendulum_ppo_layout": 2.0},
+        "envs": {
+            "Pendulum-v1": {"marks": [50_000, 100_000], "sides": {"pendulum_ppo_layout": side}}
+        },
+    }
+    record = {"measured_at": "2026-12-02T17:00:00+00:00", "machine": "vm", "data": data}
+    (tmp_path / "peers.json").write_text(json.dumps(record))
+    found = get_config("pendulum_ppo_layout").measured()
+    assert found.result.startswith("return -201 (IQM, 95% CI -260 to -170) at 100,000 env steps")
+    assert "4 of 5 seeds reached -300" in found.result
+    assert found.seeds == "5 (from 30000)" and found.hardware == "vm, 2.0 CPUs"
+    # A record without this config's side says nothing of it.
+    assert get_config("cartpole_ppo_layout").measured() is None

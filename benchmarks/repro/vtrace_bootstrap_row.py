@@ -34,7 +34,6 @@ import torch
 from ray.rllib.algorithms.appo import APPOConfig
 from ray.rllib.algorithms.appo.torch import appo_torch_learner
 from ray.rllib.algorithms.impala.torch.vtrace_torch_v2 import vtrace_torch
-from ray.rllib.core.columns import Columns
 from ray.rllib.core.learner.training_data import TrainingData
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 

@@ -145,6 +145,18 @@ def _render_learner_cost(data: dict, notes: Notes) -> list[str]:
     return [*learner_cost.render(data), "", *notes.lines("reading")]
 
 
+def _ppo_walk(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
+
+    return ppo_walk.measure(options.quick)
+
+
+def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import ppo_walk
+
+    return [*ppo_walk.render(data), "", *notes.lines("reading")]
+
+
 def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     from suite.bench import search_cost
 
@@ -244,6 +256,13 @@ ROWS: tuple[Row, ...] = (
         measure=_learner_cost,
         render=_render_learner_cost,
         notes="learner_cost",
+    ),
+    Row(
+        key="ppo_walk",
+        title="13. From SB3's PPO to APPO in PPO's layout, one difference at a time (Pendulum)",
+        measure=_ppo_walk,
+        render=_render_ppo_walk,
+        notes="ppo_walk",
     ),
 )
 

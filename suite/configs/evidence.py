@@ -192,6 +192,7 @@ class PeersEvidence:
                 f"{int(mark):,} env steps; {side['reached']} of {side['seeds']} seeds reached "
                 f"{threshold:g}"
             ),
+            headline=f"return {fmt(at['point'], decimals=0)} (IQM) at {int(mark):,} env steps",
             seeds=f"{data['seeds']} (from {first})",
             env_steps=f"{int(mark):,}",
             hardware=f"{record['machine']}, {data['declared_cpus'].get(self.config)} CPUs",
