@@ -23,7 +23,8 @@ THIRD_OF_TWO_CORES = {
 
 # What every APPO search covers: the loss, the optimiser, minibatch SGD and the circular buffer.
 # Not ``lambda``: RLlib 2.60's APPO learner never reads it (its V-trace takes no lambda; only
-# PPO's GAE does), so a searched lambda would spend suggestions on a setting with no effect.
+# PPO's GAE does), so a searched lambda would spend suggestions on a setting with no effect. The
+# suite's learner (``learner="suite"``) reads it; these spaces search RLlib's learner.
 TRAINING = {
     "lr": LogUniform(1e-4, 3e-3),
     "gamma": Uniform(0.9, 0.999),
