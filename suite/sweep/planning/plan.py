@@ -292,7 +292,9 @@ def _with_objective(sweep: Sweep, name: str, budget: Budget, objective: str) -> 
             f"--objective {objective} applies to a budget that searches, and budget {name!r} of "
             f"sweep {sweep.name!r} does not (the search sweeps end in _search, see --list)"
         )
-    return dataclasses.replace(budget, search=dataclasses.replace(budget.search, objective=objective))
+    return dataclasses.replace(
+        budget, search=dataclasses.replace(budget.search, objective=objective)
+    )
 
 
 def _check_threshold(sweep: Sweep, spec: TrialSpec) -> None:
