@@ -330,3 +330,24 @@ def test_held_out_validation_runs_past_the_search_time_cap():
     state.started("v0", spec)
     state.result("v0", BUDGET * 0.6, 500.0, -100.0)
     assert not state.past_time_cap("v0") and not state.should_stop("v0")
+
+
+def test_search_json_records_the_objective_the_cap_and_where_a_cut_suggestion_was_read():
+    from suite.sweep.search.record import search_record
+
+    state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0, threshold=-300.0)
+    _cut(state, "a", steps=[600.0, 700.0, 650.0], returns=[-900.0, -800.0, -700.0])
+    record = search_record(state)
+    schedule = record["schedule"]
+    assert (schedule["objective"], schedule["threshold"], schedule["max_trial_s"]) == (
+        "return",
+        -300.0,
+        180.0,
+    )
+    assert schedule["score"].startswith("mean over the suggestion's seeds of the return")
+    cut = record["suggestions"][1]
+    assert cut["status"] == "too slow" and cut["env_steps"] == 600.0
+    assert cut["seconds"] == [180.0] * 3 and cut["score"] == pytest.approx(np.mean(cut["returns"]))
+    timed = search_record(_time_state([{"lr": 1e-3}], suggestions=1))["schedule"]
+    assert timed["objective"] == "time-to-threshold" and timed["threshold"] == -300.0
+    assert timed["stop_rule"].startswith("none")
