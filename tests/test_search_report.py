@@ -178,3 +178,14 @@ def test_the_time_search_page_says_its_objective_and_states_the_verdict_in_secon
 def test_promoting_a_time_search_is_refused_with_the_reason(time_search):
     with pytest.raises(SearchPromoteError, match="ranked by time-to-threshold"):
         search_promotion(time_search)
+
+
+def test_a_time_search_where_no_seed_reaches_the_threshold_says_so(tmp_path):
+    target = tmp_path / "store"
+    _as_time_search(PENDULUM, target)
+    iterations = read_parquet(target / schema.ITERATIONS_FILE)
+    iterations["episode_return_mean"] = -1.0  # below the threshold everywhere
+    write_parquet(target / schema.ITERATIONS_FILE, iterations)
+    page = render("search_report.html.j2", search_context(load_run(target)))
+    status = page.split('<p class="verdict"><b>')[1].split("</b>")[0]
+    assert status.startswith("Nothing to promote: neither the config nor any validated suggestion")

@@ -108,6 +108,12 @@ def _time_reason(verdict: Validation) -> str:
     if not verdict.candidates:
         return "no suggestion completed, so none was validated"
     best = verdict.candidate(verdict.pick) if verdict.pick else verdict.candidates[0]
+    if best.iqm.point == 0 and verdict.incumbent_iqm.point == 0:
+        return (
+            "neither the config nor any validated suggestion reached the threshold on most "
+            "held-out seeds within the budget's env steps, so their times cannot be told apart: "
+            "a time objective needs a budget in which the threshold is reached"
+        )
     if math.isnan(best.p_value):
         return f"too few held-out seeds to test ({best.seeds})"
     evidence = (
