@@ -351,3 +351,22 @@ def test_search_json_records_the_objective_the_cap_and_where_a_cut_suggestion_wa
     timed = search_record(_time_state([{"lr": 1e-3}], suggestions=1))["schedule"]
     assert timed["objective"] == "time-to-threshold" and timed["threshold"] == -300.0
     assert timed["stop_rule"].startswith("none")
+
+
+def _accept(settings: dict) -> None:
+    return None
+
+
+def test_a_search_saved_before_the_objective_existed_resumes_by_return():
+    import pickle
+
+    state = _state([{"lr": 1e-3}], suggestions=1, check=_accept)  # Tune pickles it
+    _run_next(state, 3, "a", final=-100.0)
+    saved = pickle.loads(pickle.dumps(state))
+    for name in ("objective", "threshold"):  # as an older search pickled itself
+        del saved.__dict__[name]
+    for name in ("returns", "seconds"):
+        del saved.suggestions[1].__dict__[name]
+    resumed = pickle.loads(pickle.dumps(saved))
+    assert resumed.objective == "return" and math.isnan(resumed.threshold)
+    assert resumed.suggestions[1].returns == [] and resumed.suggestions[1].score == -100.0

@@ -103,6 +103,10 @@ class Suggestion:
     reason: str = ""  # why it is invalid or failed
     told: bool = False  # its outcome went to the suggester (once, when its last trial ended)
 
+    def __setstate__(self, state: dict) -> None:
+        """One saved by a search from before it kept where a score was read resumes without."""
+        self.__dict__.update({"returns": [], "seconds": []} | state)
+
 
 class SearchState:
     def __init__(
@@ -141,6 +145,10 @@ class SearchState:
         self.trials: dict[str, SearchTrial] = {}  # Tune trial id -> trial
         self.queue: list[TrialSpec] = []
         self.validated: list[int] = []  # suggestion ids rerun on held-out seeds, incumbent last
+
+    def __setstate__(self, state: dict) -> None:
+        """A search saved before the objective was a choice resumes as it ran: by return."""
+        self.__dict__.update({"objective": RETURN, "threshold": math.nan} | state)
 
     # -- what the searcher asks -------------------------------------------------------------
     @property
