@@ -19,10 +19,11 @@ from suite.report.analysis import search
 from suite.report.presentation.page import search_context
 from suite.report.presentation.render import render
 from suite.report.promote_search import SearchPromoteError, search_promotion
-from suite.stats.objective import TIME_TO_THRESHOLD, as_seconds, seed_value
+from suite.stats.objective import DESCRIPTIONS, TIME_TO_THRESHOLD, as_seconds, seed_value
 from suite.store import schema
 from suite.store.files import read_parquet, write_parquet
 from suite.store.reader import load_run
+from suite.sweep.search.record import NO_STOP_RULE
 
 PENDULUM = Path(__file__).parent.parent / "results" / "example-pendulum_search-laptop"
 
@@ -119,7 +120,12 @@ def _as_time_search(source: Path, target: Path) -> None:
     trial's return is -1 until the wall second ``REACH_AT`` names, then 1."""
     shutil.copytree(source, target)
     record = json.loads((target / schema.SEARCH_FILE).read_text())
-    record["schedule"] |= {"objective": TIME_TO_THRESHOLD, "threshold": THRESHOLD}
+    record["schedule"] |= {
+        "objective": TIME_TO_THRESHOLD,
+        "threshold": THRESHOLD,
+        "score": DESCRIPTIONS[TIME_TO_THRESHOLD],
+        "stop_rule": NO_STOP_RULE,  # as the search writes them (suite/sweep/search/record.py)
+    }
     (target / schema.SEARCH_FILE).write_text(json.dumps(record))
     trials = read_parquet(target / schema.TRIALS_FILE)
     trials["threshold"] = THRESHOLD
@@ -173,6 +179,14 @@ def test_the_time_search_page_says_its_objective_and_states_the_verdict_in_secon
     row = page.split("<tr><td>suggestion 7</td>")[1].split("</tr>")[0]
     assert "<td>never [never, never]</td>" in row
     assert "wall time to the threshold, from the IQM of thresholds per hour" in page
+    assert "Early stop: none: the milestone test compares returns" in page
+    assert "A suggestion truly as good as the leader there is stopped" not in page
+    # the pick's held-out seeds reach it about 20 s in: its IQM shown in seconds, by hand
+    trials = search.search_trials(time_search)
+    rates = search.phase_scores(trials, "validation", TIME_TO_THRESHOLD)[8]
+    from suite.stats.validation import iqm_interval
+
+    assert f"<td>{as_seconds(iqm_interval(rates).point):.3g} s [" in page
 
 
 def test_promoting_a_time_search_is_refused_with_the_reason(time_search):

@@ -143,7 +143,8 @@ def _value_ci(interval: Interval, name: str) -> str:
 
 
 def _seconds(value: float) -> str:
-    return "never" if math.isinf(value) else duration(value)
+    """Wall seconds to a threshold, to 3 digits (``duration`` rounds 100 s to 2 min)."""
+    return "never" if math.isinf(value) else f"{fmt(value)} s"
 
 
 def _why_no_validation(record: dict) -> str:
