@@ -203,3 +203,15 @@ def test_a_time_search_where_no_seed_reaches_the_threshold_says_so(tmp_path):
     page = render("search_report.html.j2", search_context(load_run(target)))
     status = page.split('<p class="verdict"><b>')[1].split("</b>")[0]
     assert status.startswith("Nothing to promote: neither the config nor any validated suggestion")
+
+
+def test_a_cut_suggestion_the_search_could_not_score_says_why(tmp_path):
+    target = tmp_path / "store"
+    shutil.copytree(PENDULUM, target)
+    record = json.loads((target / schema.SEARCH_FILE).read_text())
+    slow = next(s for s in record["suggestions"] if s["id"] == 3)
+    slow["env_steps"] = 79_400.0  # as a search that scores cut suggestions records one it could not
+    (target / schema.SEARCH_FILE).write_text(json.dumps(record))
+    page = render("search_report.html.j2", search_context(load_run(target)))
+    row = page.split('<h3 id="cut-for-time">')[1].split("<tr><td>3</td>")[1].split("</tr>")[0]
+    assert "not validated: no return at 79,400 env steps" in row

@@ -243,8 +243,12 @@ def _cut_rows(cut: list[CutForTime], record: dict, walls: dict[str, np.ndarray])
         s, name = by_id[c.suggestion], suggestion_name(c.suggestion, config)
         if c.suggestion in record["validated"]:
             held_out = f"validated: {_wall(walls.get(name))}"
-        elif _nan(s["score"]):
+        elif _nan(s["score"]) and s.get("env_steps") is None:
             held_out = "not validated: unscored (a store from before cut suggestions were scored)"
+        elif _nan(s["score"]):
+            held_out = (
+                f"not validated: no return at {fmt(c.env_steps)} env steps (no episode had ended)"
+            )
         else:
             held_out = "not validated: not among the top by score"
         rows.append(
