@@ -41,7 +41,8 @@ SWEEP = Sweep(
         ),
         # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation (40
         # trials, uncapped). A search trial gets 150 s at a third of the cores for its 50k steps;
-        # slower suggestions are "too slow", and TPE learns to avoid them.
+        # slower suggestions are "too slow", scored at the env steps their seeds reached, and
+        # validated uncapped when among the best.
         "laptop": Budget(
             env_steps=50_000,
             seeds=3,

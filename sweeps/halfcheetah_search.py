@@ -28,7 +28,8 @@ SWEEP = Sweep(
         ),
         # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation (40
         # trials of 30 episodes, uncapped). A search trial gets 180 s at a third of the cores for
-        # its 30k steps; slower suggestions are "too slow", and TPE learns to avoid them.
+        # its 30k steps; slower suggestions are "too slow", scored at the env steps their seeds
+        # reached, and validated uncapped when among the best.
         "laptop": Budget(
             env_steps=30_000,
             seeds=3,

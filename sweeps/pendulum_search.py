@@ -48,9 +48,10 @@ SWEEP = Sweep(
         # Sized for an hour on 2 cores: suggestions for 20 minutes, then the validation (40
         # trials, uncapped; results/example-pendulum_search-laptop holds how long each took). A
         # search trial gets 180 s at a third of the cores for its 100k steps (row 11 has SB3's
-        # wall time for them): slower suggestions are "too slow", and TPE learns to avoid
-        # them. 5 random suggestions before TPE's model, not the default 8: 20 minutes hold few
-        # more suggestions than that (the example run's search.json lists them).
+        # wall time for them): slower suggestions are "too slow", scored at the env steps their
+        # seeds reached, and validated uncapped when among the best. 5 random suggestions before
+        # TPE's model, not the default 8: 20 minutes hold few more suggestions than that (the
+        # example run's search.json lists them).
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,

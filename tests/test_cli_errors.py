@@ -72,6 +72,24 @@ SWEEP_CASES = {
         ["no ray cluster reachable at 127.0.0.1:9", "ray start"],
     ),
     "malformed address": (["cartpole_nk", "--address", "nohostport"], ["host:port"]),
+    "unknown objective": (
+        ["pendulum_search", "--objective", "auc"],
+        ["--objective", "invalid choice", "time-to-threshold"],
+    ),
+    "objective without a search": (
+        ["cartpole_nk", "--objective", "return"],
+        ["--objective return applies to a budget that searches", "'smoke' of sweep 'cartpole_nk'"],
+    ),
+    "time objective without a threshold": (
+        [
+            "pendulum_search",
+            "--objective",
+            "time-to-threshold",
+            "--set",
+            "env=MountainCarContinuous-v0",
+        ],
+        ["needs a return threshold for MountainCarContinuous-v0", "--objective return"],
+    ),
 }
 
 SUBPROCESS_SWEEP_CASES = {"N zero"}

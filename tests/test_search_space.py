@@ -182,3 +182,23 @@ def test_a_first_suggestion_is_checked_against_the_space_and_asked_before_sampli
         Search(space, suggestions=2, first=({"lr": 0.5, "model.fcnet_hiddens": [64, 64]},))
     with pytest.raises(SpaceError, match=r"missing \['model.fcnet_hiddens'\]"):
         Search(space, suggestions=2, first=({"lr": 1e-3},))
+
+
+def test_the_objective_option_replaces_the_searchs_and_the_run_record_keeps_it(tmp_path):
+    from suite.sweep.driver.run_record import search_schedule
+    from suite.sweep.options import SweepOptions
+    from suite.sweep.planning.catalog import load_sweep
+    from suite.sweep.planning.plan import plan_sweep
+    from suite.sweep.planning.resources import Cluster
+
+    sweep = load_sweep("pendulum_search")
+    two_cores = Cluster(({"CPU": 2.0, "GPU": 0.0},))
+    default = plan_sweep(sweep, SweepOptions(budget="laptop", results_dir=tmp_path), two_cores)
+    assert default.search.objective == "return"
+    options = SweepOptions(budget="laptop", results_dir=tmp_path, objective="time-to-threshold")
+    timed = plan_sweep(sweep, options, two_cores)
+    assert timed.search.objective == "time-to-threshold"
+    assert timed.search.space == default.search.space  # only the objective moved
+    recorded = search_schedule(timed)
+    assert recorded["objective"] == "time-to-threshold" and recorded["max_trial_s"] == 180.0
+    assert "scored by wall time to the threshold -300" in timed.estimate_line()

@@ -202,21 +202,123 @@ def test_no_suggestion_is_asked_after_the_search_time_and_the_validation_still_r
     assert spec.phase == VALIDATION and state.validated == [1, INCUMBENT]
 
 
-def test_a_suggestion_cut_by_the_trial_time_cap_is_too_slow_and_told_as_stopped():
+def _cut(state: SearchState, name: str, steps, returns, seconds=180.0) -> None:
+    """Run one suggestion's seeds until the time cap stops them at ``steps[i]`` env steps."""
+    for i, (reached, value) in enumerate(zip(steps, returns, strict=True)):
+        state.started(f"{name}{i}", state.next_spec())
+        state.result(f"{name}{i}", reached / 2, seconds / 2, value - 100.0)
+        state.result(f"{name}{i}", reached, seconds - 1.0, value)
+        assert not state.past_time_cap(f"{name}{i}")
+        state.result(f"{name}{i}", reached, seconds, value)  # short of the budget
+        assert state.past_time_cap(f"{name}{i}") and not state.should_stop(f"{name}{i}")
+        state.completed(f"{name}{i}", ok=True)
+
+
+def test_a_suggestion_cut_by_the_trial_time_cap_is_too_slow_and_scored_where_its_seeds_got():
     state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0)
-    for i in range(3):
-        state.started(f"a{i}", state.next_spec())
-        state.result(f"a{i}", BUDGET * 0.6, 179.0, -900.0 - i)
-        assert not state.past_time_cap(f"a{i}")
-        state.result(f"a{i}", BUDGET * 0.6, 180.0, -900.0 - i)  # short of the budget
-        assert state.past_time_cap(f"a{i}") and not state.should_stop(f"a{i}")
-        state.completed(f"a{i}", ok=True)
+    _cut(state, "a", steps=[600.0, 700.0, 650.0], returns=[-900.0, -800.0, -700.0])
     suggestion = state.suggestions[1]
     assert suggestion.status == "too slow"
     assert suggestion.reason == (
-        "3 of its trials did not reach 1,000 env steps within the budget's 180 s per trial"
+        "3 of its trials did not reach 1,000 env steps within the budget's 180 s per trial; "
+        "scored at 600 env steps, the fewest a seed reached"
     )
-    assert state.suggester.told == [(0, "stopped", pytest.approx(-901.0))]
+    # read at 600 steps: seed 0 there, seeds 1 and 2 interpolated between their two results
+    at_600 = [-900.0, -800.0 - 100.0 * (700 - 600) / 350, -700.0 - 100.0 * (650 - 600) / 325]
+    assert suggestion.env_steps == 600.0
+    assert suggestion.returns == pytest.approx(at_600)
+    assert suggestion.score == pytest.approx(np.mean(at_600))
+    assert suggestion.seconds == [180.0, 180.0, 180.0]
+    assert state.suggester.told == [(0, "complete", pytest.approx(np.mean(at_600)))]
+
+
+def test_a_too_slow_suggestion_without_a_return_where_it_stopped_is_told_as_stopped():
+    state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0)
+    for i in range(3):
+        state.started(f"a{i}", state.next_spec())
+        state.result(f"a{i}", BUDGET * 0.6, 180.0, math.nan)  # no episode had ended
+        state.completed(f"a{i}", ok=True)
+    assert state.suggestions[1].status == "too slow" and math.isnan(state.suggestions[1].score)
+    assert state.suggester.told[0][:2] == (0, "stopped")
+    assert state.top() == []
+
+
+def test_a_too_slow_suggestion_that_learns_best_per_env_step_is_validated_uncapped():
+    state = _state([{"lr": 1e-3}, {"lr": 2e-3}, {"lr": 3e-3}], suggestions=3, max_trial_s=180.0)
+    halfway = lambda i: -950.0 - i  # noqa: E731  (a and c alike at the milestone: none stopped)
+    _run_next(state, 3, "a", final=lambda i: -900.0 - i, midway=halfway)
+    _cut(state, "b", steps=[600.0] * 3, returns=[-300.0, -310.0, -320.0])
+    _run_next(state, 3, "c", final=lambda i: -1000.0 - i, midway=halfway)
+    assert [s.id for s in state.top()] == [2, 1, 3]
+    spec = state.next_spec()
+    assert state.phase == VALIDATION and state.validated == [2, 1, 3, INCUMBENT]
+    cut = next(s for s in [spec, *state.queue] if s.suggestion == 2)
+    state.started("v0", cut)
+    state.result("v0", BUDGET * 0.8, 400.0, -250.0)  # past the cap, short of the budget
+    assert not state.past_time_cap("v0") and not state.should_stop("v0")
+
+
+def _time_state(settings, suggestions, threshold=-300.0, **more) -> SearchState:
+    template = TrialSpec(
+        sweep="s", budget="b", config_name="pendulum", env="Pendulum-v1", axes={"seed": 0}
+    )
+    space = SearchSpace({"lr": LogUniform(1e-4, 1e-2)})
+    search = Search(space, suggestions=suggestions, objective="time-to-threshold")
+    return SearchState(
+        search,
+        template,
+        seeds=3,
+        env_steps=BUDGET,
+        first_seed=0,
+        order_seed=7,
+        suggester=Scripted(settings),
+        check=lambda s: None,
+        threshold=threshold,
+        **more,
+    )
+
+
+def _run_curve(state: SearchState, trial_id: str, curve) -> None:
+    state.started(trial_id, state.next_spec())
+    for steps, seconds, value in curve:
+        state.result(trial_id, steps, seconds, value)
+    state.completed(trial_id, ok=True)
+
+
+def test_time_to_threshold_scores_thresholds_per_hour_and_a_seed_that_never_reached_it_zero():
+    state = _time_state([{"lr": 1e-3}], suggestions=1)
+    # seconds to -300: 60 s, 120 s, never (within the budget's env steps)
+    _run_curve(state, "a0", [(500, 60.0, -250.0), (BUDGET, 120.0, -200.0)])
+    _run_curve(state, "a1", [(500, 60.0, -400.0), (BUDGET, 120.0, -290.0)])
+    _run_curve(state, "a2", [(500, 60.0, -900.0), (BUDGET, 120.0, -800.0)])
+    suggestion = state.suggestions[1]
+    assert suggestion.status == "complete"
+    assert suggestion.score == pytest.approx((3600 / 60 + 3600 / 120 + 0.0) / 3)
+    assert state.suggester.told == [(0, "complete", pytest.approx(30.0))]
+    # the harmonic mean of 60 s, 120 s and never: 120 s
+    from suite.stats.objective import as_seconds
+
+    assert as_seconds(suggestion.score) == pytest.approx(120.0)
+
+
+def test_time_to_threshold_stops_nothing_at_the_milestone():
+    """The milestone test compares returns, which the time objective does not rank by."""
+    state = _time_state([{"lr": 1e-3}, {"lr": 2e-3}], suggestions=2)
+    for i in range(3):
+        _run_curve(state, f"a{i}", [(500, 60.0, -250.0 - i), (BUDGET, 120.0, -200.0 - i)])
+    for i in range(3):
+        spec = state.next_spec()
+        state.started(f"b{i}", spec)
+        state.result(f"b{i}", BUDGET / 2, 60.0, -1500.0 - i)
+        assert not state.should_stop(f"b{i}")
+    assert state.suggestions[2].status == "running"
+
+
+def test_an_unknown_objective_is_refused():
+    from suite.sweep.search.space import SpaceError
+
+    with pytest.raises(SpaceError, match="objective must be one of return, time-to-threshold"):
+        Search(SearchSpace({"lr": LogUniform(1e-4, 1e-2)}), suggestions=1, objective="auc")
 
 
 def test_held_out_validation_runs_past_the_search_time_cap():
@@ -228,3 +330,43 @@ def test_held_out_validation_runs_past_the_search_time_cap():
     state.started("v0", spec)
     state.result("v0", BUDGET * 0.6, 500.0, -100.0)
     assert not state.past_time_cap("v0") and not state.should_stop("v0")
+
+
+def test_search_json_records_the_objective_the_cap_and_where_a_cut_suggestion_was_read():
+    from suite.sweep.search.record import search_record
+
+    state = _state([{"lr": 1e-3}], suggestions=1, max_trial_s=180.0, threshold=-300.0)
+    _cut(state, "a", steps=[600.0, 700.0, 650.0], returns=[-900.0, -800.0, -700.0])
+    record = search_record(state)
+    schedule = record["schedule"]
+    assert (schedule["objective"], schedule["threshold"], schedule["max_trial_s"]) == (
+        "return",
+        -300.0,
+        180.0,
+    )
+    assert schedule["score"].startswith("mean over the suggestion's seeds of the return")
+    cut = record["suggestions"][1]
+    assert cut["status"] == "too slow" and cut["env_steps"] == 600.0
+    assert cut["seconds"] == [180.0] * 3 and cut["score"] == pytest.approx(np.mean(cut["returns"]))
+    timed = search_record(_time_state([{"lr": 1e-3}], suggestions=1))["schedule"]
+    assert timed["objective"] == "time-to-threshold" and timed["threshold"] == -300.0
+    assert timed["stop_rule"].startswith("none")
+
+
+def _accept(settings: dict) -> None:
+    return None
+
+
+def test_a_search_saved_before_the_objective_existed_resumes_by_return():
+    import pickle
+
+    state = _state([{"lr": 1e-3}], suggestions=1, check=_accept)  # Tune pickles it
+    _run_next(state, 3, "a", final=-100.0)
+    saved = pickle.loads(pickle.dumps(state))
+    for name in ("objective", "threshold"):  # as an older search pickled itself
+        del saved.__dict__[name]
+    for name in ("returns", "seconds"):
+        del saved.suggestions[1].__dict__[name]
+    resumed = pickle.loads(pickle.dumps(saved))
+    assert resumed.objective == "return" and math.isnan(resumed.threshold)
+    assert resumed.suggestions[1].returns == [] and resumed.suggestions[1].score == -100.0

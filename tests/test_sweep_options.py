@@ -23,6 +23,7 @@ NOT_DEFAULT = {
     "env_steps": (["--env-steps", "50000"], 50_000),
     "first_seed": (["--first-seed", "100"], 100),
     "race": (["--no-race"], False),
+    "objective": (["--objective", "time-to-threshold"], "time-to-threshold"),
     "set": (["--set", "lr=3e-4", "--set", "k=4"], ("lr=3e-4", "k=4")),
     "address": (["--address", "head:6379"], "head:6379"),
     "results_dir": (["--results-dir", "elsewhere"], Path("elsewhere")),

@@ -1,7 +1,8 @@
 """A search run's suggestions as one W&B table, one row per suggestion: its searched settings as
 columns (numbers stay numbers, so W&B's parallel-coordinates panel can draw them), its status,
-its search score and, for the validated ones, the IQM over its held-out seeds (the returns at
-the budget the search recorded in search.json, the same reading the report's validation uses)."""
+its search score and where it was read and, for the validated ones, the IQM over its held-out
+seeds (the values at the budget the search recorded in search.json under its objective, the same
+reading the report's validation uses)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def suggestions_table(run: RunData) -> pd.DataFrame | None:
                 "suggestion": suggestion["id"],
                 "status": suggestion["status"],
                 "search_score": suggestion["score"],
+                # where the score was read: fewer env steps than the budget's for one cut for
+                # time (stores from before the search scored those have no such field)
+                "scored_at_env_steps": suggestion.get("env_steps"),
                 "held_out_iqm": held_out.get(suggestion["id"]),
                 **settings,
                 **numbers,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from suite.configs.promote import provenance
 from suite.report.analysis import search
+from suite.stats.objective import RETURN
 from suite.store.reader import RunData
 
 
@@ -28,6 +29,12 @@ def search_promotion(run: RunData) -> SearchPromotion:
     record = run.search
     if not record.get("finished"):
         raise SearchPromoteError("the search is not finished: resume it, then promote")
+    if search.objective(record) != RETURN:
+        raise SearchPromoteError(
+            f"refusing to promote: this search ranked by {search.objective(record)}, and a "
+            "promoted config's evidence is its return at the budget on held-out seeds; run the "
+            "search with --objective return to promote from it"
+        )
     trials = search.search_trials(run)
     verdict = search.validation(record, trials)
     if verdict is None or not verdict.promotable:

@@ -18,6 +18,7 @@ from typing import Any
 
 from suite.argtypes import non_negative_int, option, positive_float, positive_int
 from suite.rllib_buffer import DEADLOCK_GUARD_SETTING
+from suite.stats.objective import OBJECTIVES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,6 +56,12 @@ class SweepOptions:
         True,
         help="for a budget that races: run its whole grid at the last rung's env steps and "
         "seeds instead (the reference a race is checked against)",
+    )
+    objective: str | None = option(
+        choices=OBJECTIVES,
+        help="for a budget that searches: score and validate suggestions by their return at the "
+        "budget's env steps (return) or by the wall time their seeds take to reach the config's "
+        "threshold (time-to-threshold); default: the search's own (return for every shipped one)",
     )
     set: tuple[str, ...] = option(
         (),

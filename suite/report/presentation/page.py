@@ -64,7 +64,7 @@ def search_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "search": search_section(run.search, trials),
+        "search": search_section(run.search, trials, search.cut_for_time(run)),
         **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),

@@ -14,8 +14,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
+from suite.humanize import duration
 from suite.report.analysis.search import (
+    TOO_SLOW,
+    CutForTime,
     held_out_runs,
+    held_out_wall,
+    objective,
     phase_scores,
     short_of_budget,
     suggestion_name,
@@ -23,6 +28,8 @@ from suite.report.analysis.search import (
 )
 from suite.report.presentation import figures
 from suite.report.presentation.formatting import fmt
+from suite.stats.intervals import Interval
+from suite.stats.objective import RETURN, as_seconds
 from suite.stats.validation import Validation, iqm_interval
 from suite.store.schema import INCUMBENT
 
@@ -30,23 +37,34 @@ PANELS_PER_ROW = 4
 NUMBERS = ("env_steps", "milestone_env_steps", "first_seed", "validation_first_seed")
 
 
-def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
+def search_section(
+    record: dict | None, trials: pd.DataFrame, cut: list[CutForTime] = ()
+) -> dict | None:
+    """``cut``: the suggestions the time cap stopped short, read where their seeds got to."""
     if not record:
         return None
     schedule, config = record["schedule"], record["config"]
     verdict = validation(record, trials)
     suggestions = [s for s in record["suggestions"] if s["id"] != INCUMBENT]
+    walls = held_out_wall(trials, config)
+    slow = {suggestion_name(c.suggestion, config) for c in cut}
     return {
         "schedule": schedule,
         "numbers": {key: fmt(schedule[key]) for key in NUMBERS},
         "config": config,
+        "objective": _objective_sentence(schedule),
+        "objective_name": objective(record),
         "status": _status(record, verdict),
         "verdict": verdict,
-        "validation_rows": _validation_rows(verdict, held_out_runs(trials, config))
+        "validation_rows": _validation_rows(
+            verdict, held_out_runs(trials, config), walls, slow, objective(record)
+        )
         if verdict
         else [],
         "short": _short_note(trials, schedule),
-        "suggestion_rows": _suggestion_rows(suggestions, trials),
+        "cut_rows": _cut_rows(cut, record, walls),
+        "cut_note": _cut_note(cut, record),
+        "suggestion_rows": _suggestion_rows(suggestions, trials, objective(record)),
         "counts": _counts(suggestions),
         "progress": _progress_figure(suggestions, schedule) if suggestions else None,
         "settings": _settings_figure(suggestions, schedule),
@@ -54,14 +72,79 @@ def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
     }
 
 
+def _objective_sentence(schedule: dict) -> str:
+    steps = fmt(schedule["env_steps"])
+    if schedule.get("objective", RETURN) == RETURN:
+        return (
+            f"Objective: the return at {steps} env steps (return; --objective time-to-threshold "
+            "ranks by wall time to the config's threshold instead). It rewards neither a config "
+            "that learns fast and then collapses (the area under the curve would) nor one that "
+            "touches a threshold once (time to threshold would)."
+        )
+    threshold = fmt(schedule.get("threshold"))
+    return (
+        f"Objective: wall time to the threshold {threshold} (--objective time-to-threshold). Each "
+        f"seed scores 3,600 / the wall seconds until its return first reached {threshold} within "
+        f"{steps} env steps (thresholds per hour), 0 if it never did; a suggestion's score is the "
+        "mean over its seeds, shown as the harmonic-mean wall time (a seed that never reached it "
+        "counts as infinitely slow), and the held-out verdict tests the same values. Wall time "
+        "depends on the machine and on what ran beside each trial: compare within this run only."
+    )
+
+
 def _status(record: dict, verdict: Validation | None) -> str:
     if not record["finished"]:
         return f"The search is not finished (phase: {record['phase']}); no verdict yet."
     if verdict is None:
         return f"No verdict: {_why_no_validation(record)}."
+    reason = verdict.reason() if objective(record) == RETURN else _time_reason(verdict)
     if verdict.promotable:
-        return f"Promote {verdict.pick}: {verdict.reason()}."
-    return f"Nothing to promote: {verdict.reason()}."
+        return f"Promote {verdict.pick}: {reason}."
+    return f"Nothing to promote: {reason}."
+
+
+def _time_reason(verdict: Validation) -> str:
+    """``Validation.reason`` in wall seconds: its IQMs are of thresholds per hour."""
+    if not verdict.candidates:
+        return "no suggestion completed, so none was validated"
+    best = verdict.candidate(verdict.pick) if verdict.pick else verdict.candidates[0]
+    if best.iqm.point == 0 and verdict.incumbent_iqm.point == 0:
+        return (
+            "neither the config nor any validated suggestion reached the threshold on most "
+            "held-out seeds within the budget's env steps, so their times cannot be told apart: "
+            "a time objective needs a budget in which the threshold is reached"
+        )
+    if math.isnan(best.p_value):
+        return f"too few held-out seeds to test ({best.seeds})"
+    evidence = (
+        f"on {best.seeds} held-out seeds it reaches the threshold in "
+        f"{_value_ci(best.iqm, 'time')} against {verdict.incumbent}'s "
+        f"{_value_ci(verdict.incumbent_iqm, 'time')} (from the IQMs of thresholds per hour), "
+        f"one-sided Welch p = {best.p_value:.2g}"
+    )
+    if verdict.pick:
+        tie = f"; tied with {', '.join(verdict.tied)}" if verdict.tied else ""
+        return f"{evidence} under its Holm limit {best.holm_limit:.2g}{tie}"
+    return (
+        f"no suggestion beats {verdict.incumbent} on held-out seeds; the best, {best.name}: "
+        f"{evidence}, above its Holm limit {best.holm_limit:.2g}"
+    )
+
+
+def _value_ci(interval: Interval, name: str) -> str:
+    """An interval of values under objective ``name``: returns, or wall seconds to the threshold
+    from thresholds per hour (the interval flips: a higher rate is a shorter time)."""
+    if name == RETURN:
+        return _ci(interval)
+    point = _seconds(as_seconds(interval.point))
+    if not interval.known:
+        return f"{point} (no CI)"
+    return f"{point} [{_seconds(as_seconds(interval.high))}, {_seconds(as_seconds(interval.low))}]"
+
+
+def _seconds(value: float) -> str:
+    """Wall seconds to a threshold, to 3 digits (``duration`` rounds 100 s to 2 min)."""
+    return "never" if math.isinf(value) else f"{fmt(value)} s"
 
 
 def _why_no_validation(record: dict) -> str:
@@ -91,15 +174,22 @@ def _short_note(trials: pd.DataFrame, schedule: dict) -> str:
     )
 
 
-def _validation_rows(verdict: Validation, runs: dict[str, int]) -> list[dict]:
+def _validation_rows(
+    verdict: Validation,
+    runs: dict[str, int],
+    walls: dict[str, np.ndarray],
+    slow: set[str],
+    name: str,
+) -> list[dict]:
     rows = [
         {
             "name": verdict.incumbent,
             "seeds": f"{verdict.incumbent_seeds} of {runs.get(verdict.incumbent, 0)}",
-            "iqm": _ci(verdict.incumbent_iqm),
+            "iqm": _value_ci(verdict.incumbent_iqm, name),
             "improvement": "",
             "test": "the config it would replace",
             "beats": "",
+            "wall": _wall(walls.get(verdict.incumbent)),
         }
     ]
     for c in verdict.candidates:
@@ -110,12 +200,66 @@ def _validation_rows(verdict: Validation, runs: dict[str, int]) -> list[dict]:
         )
         rows.append(
             {
-                "name": c.name,
+                "name": c.name + (" (cut for time in the search; ran uncapped)" * (c.name in slow)),
                 "seeds": f"{c.seeds} of {runs.get(c.name, 0)}",
-                "iqm": _ci(c.iqm),
+                "iqm": _value_ci(c.iqm, name),
                 "improvement": _ci(c.improvement, digits=2),
                 "test": test,
                 "beats": "yes" if c.beats_incumbent else "no",
+                "wall": _wall(walls.get(c.name)),
+            }
+        )
+    return rows
+
+
+def _wall(seconds: np.ndarray | None) -> str:
+    """What a validated config's held-out trials cost: the median trial and all of them."""
+    if seconds is None or not seconds.size:
+        return ""
+    median, total = duration(float(np.median(seconds))), duration(float(seconds.sum()))
+    return f"{median} per trial, {total} in all"
+
+
+def _cut_note(cut: list[CutForTime], record: dict) -> str:
+    if not cut:
+        return ""
+    steps = fmt(record["schedule"]["env_steps"])
+    cap = cut[0].max_trial_s
+    cap_text = f"cap of {fmt(cap)} s" if cap else "time cap"
+    return (
+        f"The budget's {cap_text} per search trial stopped these suggestions before "
+        f"{steps} env steps. Each is read at the fewest env steps its seeds reached, so its "
+        "sample efficiency still counts: for a curve still rising, the return there is below "
+        "the one at the budget. Those with a score were ranked with the rest and could be "
+        "validated; held-out trials run uncapped, and their wall time is in the table."
+    )
+
+
+def _cut_rows(cut: list[CutForTime], record: dict, walls: dict[str, np.ndarray]) -> list[dict]:
+    by_id = {s["id"]: s for s in record["suggestions"]}
+    config = record["config"]
+    rows = []
+    for c in cut:
+        s, name = by_id[c.suggestion], suggestion_name(c.suggestion, config)
+        if c.suggestion in record["validated"]:
+            held_out = f"validated: {_wall(walls.get(name))}"
+        elif _nan(s["score"]) and s.get("env_steps") is None:
+            held_out = "not validated: unscored (a store from before cut suggestions were scored)"
+        elif _nan(s["score"]):
+            held_out = (
+                f"not validated: no return at {fmt(c.env_steps)} env steps (no episode had ended)"
+            )
+        else:
+            held_out = "not validated: not among the top by score"
+        rows.append(
+            {
+                "id": c.suggestion,
+                "reached": ", ".join(fmt(v) for v in c.seeds_env_steps),
+                "read_at": fmt(c.env_steps),
+                "returns": ", ".join(fmt(v) for v in c.returns),
+                "mean": fmt(c.mean_return),
+                "wall": ", ".join(f"{v:.0f}" for v in c.seconds),
+                "held_out": held_out,
             }
         )
     return rows
@@ -130,8 +274,8 @@ def _ci(interval, digits: int | None = None) -> str:
     return f"{point} [{low}, {high}]"
 
 
-def _suggestion_rows(suggestions: list[dict], trials: pd.DataFrame) -> list[dict]:
-    scores = phase_scores(trials, "search")
+def _suggestion_rows(suggestions: list[dict], trials: pd.DataFrame, name: str) -> list[dict]:
+    scores = phase_scores(trials, "search", name)
     rows = []
     ranked = sorted(suggestions, key=lambda s: (_sort_score(s), s["id"]))
     for s in ranked:
@@ -140,14 +284,24 @@ def _suggestion_rows(suggestions: list[dict], trials: pd.DataFrame) -> list[dict
             {
                 "id": s["id"],
                 "status": s["status"],
-                "score": fmt(s["score"]) if not _nan(s["score"]) else "",
-                "iqm": _ci(iqm_interval(values)) if values.size else "",
+                "score": _score(s, name),
+                "iqm": _value_ci(iqm_interval(values), name) if values.size else "",
                 "seeds": int(values.size),
                 "settings": ", ".join(f"{k}={v}" for k, v in s["labels"].items()),
                 "evidence": _evidence(s),
             }
         )
     return rows
+
+
+def _score(suggestion: dict, name: str) -> str:
+    """Its score under objective ``name``, and where it was read when short of the budget."""
+    if _nan(suggestion["score"]):
+        return ""
+    text = fmt(suggestion["score"]) if name == RETURN else _seconds(as_seconds(suggestion["score"]))
+    if suggestion["status"] == TOO_SLOW and suggestion.get("env_steps"):
+        text += f" (at {fmt(suggestion['env_steps'])} env steps)"
+    return text
 
 
 def _sort_score(suggestion: dict) -> float:
@@ -177,9 +331,19 @@ def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
     figure.subplots_adjust(left=0.11, right=0.98, top=0.9, bottom=0.16)
     done = [s for s in suggestions if s["status"] == "complete"]
     stopped = [s for s in suggestions if s["status"] == "stopped"]
+    slow = [s for s in suggestions if s["status"] == TOO_SLOW and not _nan(s["score"])]
     axes.plot(
         [s["id"] for s in done], [s["score"] for s in done], "o", label="score (mean of seeds)"
     )
+    if slow:
+        axes.plot(
+            [s["id"] for s in slow],
+            [s["score"] for s in slow],
+            "s",
+            mfc="none",
+            color="C0",
+            label="too slow: score at the env steps its seeds reached",
+        )
     if stopped:
         axes.plot(
             [s["id"] for s in stopped],
@@ -190,13 +354,13 @@ def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
         )
     best, line = -math.inf, []
     for s in sorted(suggestions, key=lambda s: s["id"]):
-        if s["status"] == "complete":
+        if s["status"] in ("complete", TOO_SLOW) and not _nan(s["score"]):
             best = max(best, s["score"])
         line.append((s["id"], best if best > -math.inf else math.nan))
     axes.step(*zip(*line, strict=True), where="post", color="C1", label="best score so far")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("suggestion (in the order asked)")
-    axes.set_ylabel(f"return at {fmt(schedule['env_steps'])} steps")
+    axes.set_ylabel(_axis_label(schedule))
     axes.set_title("The search: each suggestion's score, and the best so far")
     axes.legend(loc="lower right")
     return figures.encode(figure, "each suggestion's score against the order asked")
@@ -233,7 +397,7 @@ def _settings_figure(suggestions: list[dict], schedule: dict) -> figures.Image |
 
 @figures.styled
 def _validation_figure(record: dict, trials: pd.DataFrame, verdict: Validation) -> figures.Image:
-    scores = phase_scores(trials, "validation")
+    scores = phase_scores(trials, "validation", objective(record))
     config = record["config"]
     order = [c.name for c in verdict.candidates] + [verdict.incumbent]
     by_name = {suggestion_name(sid, config): values for sid, values in scores.items()}
@@ -250,9 +414,15 @@ def _validation_figure(record: dict, trials: pd.DataFrame, verdict: Validation) 
         axes.plot([iqm.point], [row], "D", color=color)
     axes.set_yticks(range(len(order)), order)
     axes.invert_yaxis()
-    axes.set_xlabel(f"return at {fmt(record['schedule']['env_steps'])} env steps, held-out seeds")
+    axes.set_xlabel(f"{_axis_label(record['schedule'])}, held-out seeds")
     axes.set_title("Validation: each held-out seed (|), the IQM (◆) and its 95% CI")
     return figures.encode(figure, "held-out returns of the validated suggestions and the config")
+
+
+def _axis_label(schedule: dict) -> str:
+    if schedule.get("objective", RETURN) == RETURN:
+        return f"return at {fmt(schedule['env_steps'])} env steps"
+    return f"thresholds per hour (3,600 / s to {fmt(schedule.get('threshold'))}; 0: never)"
 
 
 def _log_ticks(axes, values: list[float]) -> None:

@@ -126,6 +126,8 @@ def search_schedule(plan: Plan) -> dict:
         "validate_top": search.validate_top,
         "validate_seeds": search.validate_seeds,
         "search_seconds": search.search_seconds,
+        "objective": search.objective,
+        "max_trial_s": plan.sweep.budget(plan.budget).max_trial_s,
     }
 
 

@@ -177,6 +177,7 @@ def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: 
             _check_suggestion, template.config_name, template.axes, template.overrides
         ),
         max_trial_s=plan.sweep.budget(plan.budget).max_trial_s,
+        threshold=template.threshold,
     )
     searcher = SearchSearcher(state, run_dir, {"watchdog": watchdog})
     # Always limited: without a limit Tune keeps one custom searcher's trial pending at a time,

@@ -13,6 +13,7 @@ from suite.configs.registry import get_config
 from suite.configs.resolve import resolve
 from suite.humanize import duration
 from suite.rllib_buffer import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
+from suite.stats.objective import TIME_TO_THRESHOLD
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.estimate import (
     FAR_BEYOND_S,
@@ -153,6 +154,11 @@ class Plan:
         asked = f"search of up to {search.suggestions} suggestions x {seeds} seeds"
         if search.search_seconds:
             asked += f" (none asked after {duration(search.search_seconds)})"
+        if search.objective == TIME_TO_THRESHOLD:
+            threshold = self.trials[0].spec.threshold
+            asked += f", scored by wall time to the threshold {threshold:g}"
+        else:
+            asked += ", scored by the return at the budget"
         return (
             f"{asked}, then the top "
             f"{search.validate_top} and the config itself on {search.validate_seeds} held-out "
@@ -243,6 +249,8 @@ def plan_sweep(
     if env_steps:
         chosen = dataclasses.replace(chosen, env_steps=env_steps)
     env_steps = chosen.env_steps
+    if options.objective:
+        chosen = _with_objective(sweep, budget, chosen, options.objective)
     if chosen.search:
         _check_search(sweep, chosen, seeds or chosen.seeds, options.overrides)
     earlier = measured_rates(options.results_dir)
@@ -250,6 +258,8 @@ def plan_sweep(
     planned = []
     grid = sweep.trials(budget, seeds or chosen.seeds, options.overrides, options.first_seed)
     race_cells = _race_cells(grid) if chosen.race else None
+    if chosen.search and chosen.search.objective == TIME_TO_THRESHOLD:
+        _check_threshold(sweep, grid[0])
     specs = [
         sized(dataclasses.replace(spec, rung=0) if chosen.race else spec, chosen) for spec in grid
     ]
@@ -273,6 +283,27 @@ def plan_sweep(
         race_cells=race_cells,
         search=chosen.search,
     )
+
+
+def _with_objective(sweep: Sweep, name: str, budget: Budget, objective: str) -> Budget:
+    """``budget`` (named ``name``) with its search scored by ``objective`` (``--objective``)."""
+    if not budget.search:
+        raise SweepError(
+            f"--objective {objective} applies to a budget that searches, and budget {name!r} of "
+            f"sweep {sweep.name!r} does not (the search sweeps end in _search, see --list)"
+        )
+    return dataclasses.replace(
+        budget, search=dataclasses.replace(budget.search, objective=objective)
+    )
+
+
+def _check_threshold(sweep: Sweep, spec: TrialSpec) -> None:
+    """A time-to-threshold search needs the config's threshold for its env."""
+    if math.isnan(spec.threshold):
+        raise SweepError(
+            f"sweep {sweep.name!r}: --objective {TIME_TO_THRESHOLD} needs a return threshold for "
+            f"{spec.env}, and no tuned config of that env has one; use --objective return"
+        )
 
 
 def _check_search(sweep: Sweep, budget: Budget, seeds: int, overrides: dict) -> None:

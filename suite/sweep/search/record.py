@@ -5,12 +5,20 @@ search moves; reports and ``--promote`` read it from the store."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
+from suite.stats.objective import DESCRIPTIONS, RETURN
 from suite.store.files import write_json
 from suite.store.schema import SEARCH_FILE
 from suite.sweep.search.space import label
 from suite.sweep.search.state import SearchState
+
+STOP_RULE = (
+    "one-sided Welch t-test of the suggestion's returns at the milestone against the leader's, "
+    "at alpha, once per suggestion"
+)
+NO_STOP_RULE = "none: the milestone test compares returns, which a time objective does not score"
 
 
 def search_record(state: SearchState) -> dict:
@@ -29,9 +37,11 @@ def search_record(state: SearchState) -> dict:
             "validation_first_seed": state.validation_first_seed,
             "sampler": f"Optuna TPE (seed {search.sampler_seed}, "
             f"{search.startup_suggestions} random suggestions first)",
-            "score": "mean over the suggestion's seeds of the return at the budget's env steps",
-            "stop_rule": "one-sided Welch t-test of the suggestion's returns at the milestone "
-            "against the leader's, at alpha, once per suggestion",
+            "objective": state.objective,
+            "threshold": None if math.isnan(state.threshold) else state.threshold,
+            "max_trial_s": state.max_trial_s,
+            "score": DESCRIPTIONS[state.objective],
+            "stop_rule": STOP_RULE if state.objective == RETURN else NO_STOP_RULE,
         },
         "config": state.template.config_name,
         "phase": state.phase,
@@ -45,7 +55,7 @@ def search_record(state: SearchState) -> dict:
                 "seed": trial.seed,
                 "env_steps": trial.curve[-1][0] if trial.curve else 0.0,
                 "status": trial.status,
-                "score": trial.score(state.env_steps),
+                "score": state.value(trial, state.env_steps),
             }
             for trial_id, trial in state.trials.items()
         },

@@ -2,10 +2,11 @@
 may be stopped, and how the best are validated on held-out seeds.
 
 Every suggestion runs the budget's ``seeds`` (at least 3) at the budget's env steps. Its score is
-the mean over those seeds of the return at the budget (``suite.stats.curves``): the policy a user
-gets for that many steps. The area under the curve would reward a config that learns fast and
-then collapses, and time to a threshold would reward one that touches the threshold once; the
-return at the budget rewards neither.
+the mean over those seeds of the ``objective`` (``suite.stats.objective``): by default the return
+at the budget, the policy a user gets for that many steps (the area under the curve would reward
+a config that learns fast and then collapses); or, when the user asks for it, how soon in wall
+time each seed reaches the config's threshold, for a user who pays for wall time rather than
+env steps.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from suite.stats.elimination import ALPHA, MIN_SEEDS
+from suite.stats.objective import OBJECTIVES, RETURN
 from suite.sweep.search.space import SearchSpace, SpaceError
 
 MIN_VALIDATION_SEEDS = 10
@@ -41,8 +43,15 @@ class Search:
     # Settings asked before any sampled suggestion (Optuna's enqueue_trial), e.g. a peer's known
     # settings mapped to APPO: scored, stopped and validated like every other suggestion.
     first: tuple[Mapping[str, Any], ...] = ()
+    # What a suggestion is scored and validated by: "return" (the return at the budget) or
+    # "time-to-threshold" (wall time to the config's threshold); ``--objective`` overrides it.
+    objective: str = RETURN
 
     def __post_init__(self) -> None:
+        if self.objective not in OBJECTIVES:
+            raise SpaceError(
+                f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}"
+            )
         if self.suggestions < 1:
             raise SpaceError(f"a search needs at least 1 suggestion, got {self.suggestions}")
         if not 0 < self.milestone < 1:

@@ -7,6 +7,13 @@ seeds (common seeds make suggestions comparable at 3 seeds), and stops a suggest
 are confidently worse than the leader's at the milestone; ``validation`` reruns the top
 suggestions and the incumbent (the config itself, with none of the searched settings) on
 held-out seeds; ``done``.
+
+A suggestion is scored by the search's objective (``suite.stats.objective``): the return at the
+budget, or how soon each seed reaches the threshold. One whose trials the budget's
+``max_trial_s`` cut before the budget's env steps is "too slow", but its sample efficiency is not
+hidden: it is scored at the fewest env steps its seeds reached (for a curve still rising, a
+return there is below the one at the budget), told to the sampler like a completed one, may be
+among the validated, and its held-out trials run uncapped like every validation trial.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import numpy as np
 
 from suite.stats.at_budget import read_at_budget
 from suite.stats.elimination import stop_test
+from suite.stats.objective import RETURN, seed_value
 from suite.store.schema import FINISHED, INCUMBENT
 from suite.sweep.planning.order import shuffled
 from suite.sweep.search.schedule import VALIDATION_SEED_OFFSET, Search
@@ -38,8 +46,8 @@ class Suggester(Protocol):
         """(the suggester's number for it, the settings)"""
 
     def tell(self, number: int, outcome: str, value: float) -> None:
-        """outcome: "complete" (value: the score), "stopped" (value: the milestone return), or
-        "failed"/"invalid" (value: NaN)."""
+        """outcome: "complete" (value: the score, higher is better), "stopped" (value: the
+        milestone return), or "failed"/"invalid" (value: NaN)."""
 
 
 def return_at(curve: list[tuple[float, float, float]], env_steps: float) -> float:
@@ -47,6 +55,16 @@ def return_at(curve: list[tuple[float, float, float]], env_steps: float) -> floa
     if not curve:
         return math.nan
     return read_at_budget(np.asarray(curve, float), env_steps, math.inf).return_at_budget
+
+
+def value_at(
+    curve: list[tuple[float, float, float]], env_steps: float, objective: str, threshold: float
+) -> float:
+    """The curve's value under ``objective`` at ``env_steps``; NaN before it got there."""
+    if not curve:
+        return math.nan
+    at = read_at_budget(np.asarray(curve, float), env_steps, threshold)
+    return seed_value(objective, at.return_at_budget, at.seconds_to_threshold_at_budget)
 
 
 @dataclass
@@ -62,8 +80,10 @@ class SearchTrial:
             self.curve.pop()
         self.curve.append((steps, seconds, episode_return))
 
-    def score(self, env_steps: int) -> float:
-        return return_at(self.curve, env_steps) if self.status == FINISHED else math.nan
+    @property
+    def seconds(self) -> float:
+        """Wall seconds at its last result."""
+        return float(self.curve[-1][1] or 0.0) if self.curve else 0.0
 
 
 @dataclass
@@ -73,10 +93,19 @@ class Suggestion:
     settings: dict[str, Any]
     # running, complete, stopped, "too slow", failed, invalid; the config itself: incumbent
     status: str = "running"
-    score: float = math.nan  # mean over its seeds of the return at the budget
+    score: float = math.nan  # mean over its seeds of the objective's value, higher is better
+    # The env steps the score was read at: the budget's, or for one cut for time the fewest its
+    # seeds reached; each seed's return there; each seed's wall seconds at its end.
+    env_steps: float | None = None
+    returns: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
     stop: dict[str, Any] | None = None  # the test that stopped it
     reason: str = ""  # why it is invalid or failed
     told: bool = False  # its outcome went to the suggester (once, when its last trial ended)
+
+    def __setstate__(self, state: dict) -> None:
+        """One saved by a search from before it kept where a score was read resumes without."""
+        self.__dict__.update({"returns": [], "seconds": []} | state)
 
 
 class SearchState:
@@ -92,6 +121,7 @@ class SearchState:
         suggester: Suggester,
         check: Callable[[dict[str, Any]], None],
         max_trial_s: float | None = None,
+        threshold: float = math.nan,
         clock: Callable[[], float] = time.time,
     ):
         self.search = search
@@ -103,8 +133,10 @@ class SearchState:
         self.suggester = suggester
         self.check = check  # raises ValueError for settings RLlib or the suite refuses
         # The budget's wall-time cap per search trial, if any. Held-out validation runs uncapped:
-        # its verdict is the return at the budget, which a cut trial does not have.
+        # its verdict reads the budget's env steps, which a cut trial does not reach.
         self.max_trial_s = max_trial_s
+        self.objective = search.objective
+        self.threshold = threshold  # the config's, for the time-to-threshold objective
         self.clock = clock
         self.started_at: float | None = None  # when the first suggestion was asked
         self.phase = SEARCH
@@ -113,6 +145,10 @@ class SearchState:
         self.trials: dict[str, SearchTrial] = {}  # Tune trial id -> trial
         self.queue: list[TrialSpec] = []
         self.validated: list[int] = []  # suggestion ids rerun on held-out seeds, incumbent last
+
+    def __setstate__(self, state: dict) -> None:
+        """A search saved before the objective was a choice resumes as it ran: by return."""
+        self.__dict__.update({"objective": RETURN, "threshold": math.nan} | state)
 
     # -- what the searcher asks -------------------------------------------------------------
     @property
@@ -227,7 +263,17 @@ class SearchState:
         values = [return_at(t.curve, self.milestone_env_steps) for t in trials]
         return [value for value in values if not math.isnan(value)]
 
+    def value(self, trial: SearchTrial, env_steps: float) -> float:
+        """A finished trial's value under the objective at ``env_steps``; NaN otherwise."""
+        if trial.status != FINISHED:
+            return math.nan
+        return value_at(trial.curve, env_steps, self.objective, self.threshold)
+
     def _maybe_stop(self, suggestion: Suggestion) -> None:
+        # The milestone test compares returns: under a time objective it would rank suggestions
+        # by something the search does not score, so it stops nothing.
+        if self.objective != RETURN:
+            return
         leader = self.leader()
         if suggestion.status != "running" or leader is None or leader.id == suggestion.id:
             return
@@ -260,18 +306,31 @@ class SearchState:
             milestone = float(np.mean(suggestion.stop["returns"]))
             self.suggester.tell(suggestion.number, "stopped", milestone)
             return
+        # Trials the budget's wall-time cap stopped short: the suggestion is read where all its
+        # seeds got to, so its sample efficiency still counts.
         short = [t for t in trials if t.status == FINISHED and not _reached(t, self.env_steps)]
-        if short:  # stopped by the budget's wall-time cap: worse than any complete suggestion
+        at = float(min(t.curve[-1][0] for t in short)) if short else float(self.env_steps)
+        scores = [self.value(t, at) for t in trials]
+        scored = len(trials) >= self.seeds and not any(math.isnan(score) for score in scores)
+        suggestion.env_steps = at
+        suggestion.returns = [return_at(t.curve, at) for t in trials]
+        suggestion.seconds = [t.seconds for t in trials]
+        if short:
             suggestion.status = "too slow"
             suggestion.reason = (
                 f"{len(short)} of its trials did not reach {self.env_steps:,} env steps within "
                 f"the budget's {self.max_trial_s or 0:.0f} s per trial"
             )
-            last = float(np.nanmean([t.curve[-1][2] for t in short]))
-            self.suggester.tell(suggestion.number, "stopped", last)
+            if not scored:  # no return where they stopped: rank it below the scored ones
+                last = [t.curve[-1][2] for t in short if not math.isnan(t.curve[-1][2])]
+                last = float(np.mean(last)) if last else math.nan
+                self.suggester.tell(suggestion.number, "stopped", last)
+                return
+            suggestion.reason += f"; scored at {at:,.0f} env steps, the fewest a seed reached"
+            suggestion.score = float(np.mean(scores))
+            self.suggester.tell(suggestion.number, "complete", suggestion.score)
             return
-        scores = [t.score(self.env_steps) for t in trials]
-        if len(trials) < self.seeds or any(math.isnan(score) for score in scores):
+        if not scored:
             suggestion.status = "failed"
             suggestion.reason = _failure(trials, scores, self.env_steps)
             self.suggester.tell(suggestion.number, "failed", math.nan)
@@ -281,7 +340,8 @@ class SearchState:
 
     # -- validation ---------------------------------------------------------------------------
     def top(self) -> list[Suggestion]:
-        done = [s for s in self.suggestions.values() if s.status == "complete"]
+        """The best scored suggestions, those cut for time among them (read where they got)."""
+        done = [s for s in self.suggestions.values() if _scored(s)]
         return sorted(done, key=lambda s: (-s.score, s.id))[: self.search.validate_top]
 
     def _advance(self) -> None:
@@ -308,15 +368,19 @@ class SearchState:
         self.queue = shuffled(specs, self.order_seed)
 
     def validation_scores(self) -> dict[int, list[float]]:
-        """Suggestion id -> its held-out seeds' returns at the budget (finished trials only)."""
+        """Suggestion id -> its held-out seeds' values at the budget (finished trials only)."""
         scores = {}
         for sid in self.validated:
-            values = [t.score(self.env_steps) for t in self.trials_of(sid, VALIDATION)]
+            values = [self.value(t, self.env_steps) for t in self.trials_of(sid, VALIDATION)]
             scores[sid] = [value for value in values if not math.isnan(value)]
         return scores
 
     def env_steps_spent(self) -> float:
         return sum(trial.curve[-1][0] for trial in self.trials.values() if trial.curve)
+
+
+def _scored(suggestion: Suggestion) -> bool:
+    return suggestion.status in ("complete", "too slow") and not math.isnan(suggestion.score)
 
 
 def _reached(trial: SearchTrial, env_steps: float) -> bool:

@@ -8,8 +8,11 @@ suggestion and tells it the mean over the suggestion's seeds. Checked with Ray 2
 (the ``search`` extra pins the range).
 
 A stopped suggestion is told to Optuna as pruned, with its milestone return as the last reported
-value: TPE then ranks it below every completed suggestion. Failed and refused suggestions are
-told as failed, which TPE leaves out of its model.
+value: TPE then ranks it below every completed suggestion. One cut by the budget's time cap is
+told as completed, with its score at the env steps its seeds reached (``SearchState``), so TPE
+learns from its sample efficiency instead of ranking it last; one with no return there is told
+as pruned. Failed and refused suggestions are told as failed, which TPE leaves out of its model.
+The study maximises: a time-to-threshold score is thresholds per hour (``suite.stats.objective``).
 """
 
 from __future__ import annotations
