@@ -103,6 +103,13 @@ def learner_thread(learner: Any) -> Any:
     return getattr(learner, "_learner_thread", None)
 
 
+def enqueue_for_learner_thread(in_queue: Any, item: Any, metrics: Any) -> None:
+    """Hand ``item`` to an APPO learner thread's in-queue as IMPALALearner.update does."""
+    from ray.rllib.algorithms.impala.impala_learner import _LearnerThread
+
+    _LearnerThread.enqueue(in_queue, item, metrics)
+
+
 def learner_rank(learner: Any) -> int:
     return int(getattr(learner, "_rank", 0))
 

@@ -188,8 +188,9 @@ class Sb3Side:
 
 def handoff_s(repetitions: int = 200) -> float:
     """Median seconds from RLlib's ``_LearnerThread.enqueue`` to the learner thread's ``get``."""
-    from ray.rllib.algorithms.impala.impala_learner import _LearnerThread
     from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    from suite.ray_internals import enqueue_for_learner_thread
 
     inbox: queue.Queue = queue.Queue(maxsize=1)
     received: queue.Queue = queue.Queue()
@@ -204,7 +205,7 @@ def handoff_s(repetitions: int = 200) -> float:
     metrics, seconds = MetricsLogger(), []
     for _ in range(repetitions):
         sent = time.perf_counter()
-        _LearnerThread.enqueue(inbox, ({}, {}), metrics)
+        enqueue_for_learner_thread(inbox, ({}, {}), metrics)
         seconds.append(received.get(timeout=10.0) - sent)
     thread.join(timeout=10.0)
     return float(np.median(seconds))
