@@ -269,3 +269,12 @@ def test_a_seed_whose_curve_ends_before_a_mark_is_counted_out_and_said():
     assert summary["return_at"]["100000"]["n"] == 2
     assert summary["return_at"]["100000"]["point"] == pytest.approx(-205.0)
     assert peers.ci_text(summary["return_at"]["100000"], 3).endswith(", 2 of 3 seeds")
+
+
+def test_a_fixed_return_target_needs_the_iqm_itself_not_a_ci_that_reaches_it():
+    cartpole = next(p for p in peers.PEER_ENVS if p.env == "CartPole-v1")
+    target = next(t for t in cartpole.targets if t.value is not None)
+    near = {"return_at": {str(target.mark): {"point": 384.0, "low": 200.0, "high": 500.0}}}
+    there = {"return_at": {str(target.mark): {"point": 480.0, "low": 300.0, "high": 500.0}}}
+    assert peers._met(target, near, {}) is False
+    assert peers._met(target, there, {}) is True

@@ -327,10 +327,10 @@ def _met(target: Target, suite: dict, peer: dict) -> bool | None:
     mark = str(target.mark)
     mine = _interval(suite["return_at"][mark])
     if target.value is None:
-        theirs = _interval(peer["return_at"][mark])
-    else:
-        theirs = Interval(target.value, target.value, target.value)
-    return at_least(mine, theirs)
+        return at_least(mine, _interval(peer["return_at"][mark]))
+    # A fixed return to reach: the IQM itself must reach it (a CI that merely includes it is
+    # not the return reached: issue 32's "IQM at 50k >= 475").
+    return mine.point >= target.value if mine.known else None
 
 
 # --- rendering ----------------------------------------------------------------------------------
