@@ -242,10 +242,8 @@ def _would_matter(kind: str, rates: Rates, cells: pd.DataFrame) -> list[str]:
         lines.append(
             "N can drop once env steps arrive faster than the learner trains them (at K > 1, "
             f"or at K=1 with broadcast_interval ≥ N+2): {measured}, so at least {runners} env "
-            f"runners per learner at this rate each, or a learner {1 / max(ratio, 1e-9):.2g}× "
-            "as fast as this one"
-            + (" (slower than here)" if ratio > 1 else "")
-            + "."
+            "runners per learner at this rate each"
+            + (f", or a learner {1 / ratio:.2g}× as fast as this one." if ratio > 1.05 else ".")
         )
     return lines
 
@@ -263,12 +261,13 @@ def _keep(kind: str, verdict: Verdict | None, own: dict | None) -> Keep:
             "to change it.",
         )
     if verdict is not None and verdict.strength == LEANING and verdict.best:
+        differs = own and own_label != verdict.best[0]
         return Keep(
             None,
             None,
             verdict.best[0],
             "the verdict leans to it (not settled: the Next line says what would settle it)"
-            + (f"; the config's own is {own_label}." if own and own_label != verdict.best[0] else "."),
+            + (f"; the config's own is {own_label}." if differs else "."),
         )
     if own:
         return Keep(

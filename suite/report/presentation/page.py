@@ -12,6 +12,7 @@ import pandas as pd
 
 from suite.configs.axes import trial_label
 from suite.report.analysis import broadcast, metrics, search
+from suite.report.analysis.regime import regime
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
 from suite.report.analysis.trials import (
@@ -85,6 +86,17 @@ def report_context(run: RunData) -> dict:
         hardware: steady_cells(_of_trials(run.iterations, group), group)
         for hardware, group in Hardware.groups(trials)
     }
+    own = run.metadata.get("configs_own") or {}
+    regimes = [
+        regime(
+            hardware.title(shown),
+            steady[hardware],
+            hardware.num_env_runners,
+            by_env.get(hardware.env),
+            own.get(str(group["config_name"].iloc[0])),
+        )
+        for hardware, group in Hardware.groups(trials)
+    ]
     settings = [
         _setting(run, group, cells, scales, setting, steady[setting.hardware], shown, by_env, ks)
         for setting, group in Setting.groups(trials)
@@ -99,7 +111,7 @@ def report_context(run: RunData) -> dict:
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "verdicts": judged,
-        "first_screen": first_screen.first_screen(run, trials, judged),
+        "first_screen": first_screen.first_screen(run, trials, judged, regimes),
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),

@@ -39,6 +39,7 @@ def plan_cost(plan: Plan) -> dict:
         "cpus_per_trial": max((request.get("CPU", 0.0) for request in per_trial), default=0.0),
         "gpus_per_trial": max((request.get("GPU", 0.0) for request in per_trial), default=0.0),
         "estimated_s": None if math.isnan(seconds) else seconds,
+        "at_most": bool(plan.race or plan.search),  # fewer if the race or search stops early
         "fits_cluster": not any(missing_resources(t.request, plan.cluster) for t in plan.trials),
         "description": plan.sweep.budget(plan.budget).description,
     }
