@@ -67,6 +67,7 @@ ALLOWED: dict[str, set[str]] = {
     "collect": {"store", "ray_internals", *LIBRARIES},
     "faults": {"ray_internals", *FOUNDATION},
     "report": {"store", *LIBRARIES},
+    "whatif": {"sweep", "report", "store", *LIBRARIES},
     "dashboards": {"store", *LIBRARIES},
     "store": LIBRARIES,
     "configs": {"ray_internals", *FOUNDATION},

@@ -133,6 +133,18 @@ def _peers(options: MeasureOptions) -> dict:
     return peers.measure(options.quick, include_long=options.peers_long)
 
 
+def _whatif(options: MeasureOptions) -> dict:
+    from suite.bench import whatif_error  # reads the committed stores: no Ray, no training
+
+    return whatif_error.measure()
+
+
+def _render_whatif(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import whatif_error
+
+    return whatif_error.render(data)
+
+
 def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     from suite.bench import search_cost
 
@@ -224,6 +236,12 @@ ROWS: tuple[Row, ...] = (
         "RLlib's tuned examples)",
         measure=_peers,
         render=_render_peers,
+    ),
+    Row(
+        key="whatif",
+        title="12. The what-if's buffer model against measured cells",
+        measure=_whatif,
+        render=_render_whatif,
     ),
 )
 
