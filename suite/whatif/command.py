@@ -12,7 +12,8 @@ from pathlib import Path
 from suite.argtypes import EXIT_BAD_INPUT, OneLineParser, positive_int
 from suite.humanize import fmt
 
-MEASURE_BUDGET = "smoke"  # what --measure runs: the sweep's smoke budget, minutes on 2 cores
+MEASURE_BUDGET = "smoke"  # what --measure runs: the sweep's smoke grid, minutes on 2 cores
+MEASURE_BATCHES = 30  # per trial: 20 after warm-up make a steady state (regime.MIN_BATCHES)
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--measure",
         action="store_true",
-        help=f"measure the rates first: runs the sweep's {MEASURE_BUDGET} budget (trains)",
+        help=f"measure the rates first: runs the sweep's {MEASURE_BUDGET} grid for "
+        f"{MEASURE_BATCHES} train batches per trial (trains; minutes on 2 cores)",
     )
     parser.add_argument(
         "--learner-speedup", type=positive, default=1.0, metavar="X",
@@ -127,12 +129,14 @@ def _batch(config) -> float:
     return float(config.train_batch_size_per_learner or config.train_batch_size)
 
 
-def measured_run(sweep: str) -> Path:
-    """Run the sweep's smoke budget in its own process and return its results folder."""
+def measured_run(sweep: str, batch: float) -> Path:
+    """Run the sweep's smoke budget in its own process, its trials long enough for a steady
+    state (``MEASURE_BATCHES`` batches of ``batch`` env steps), and return its results folder."""
     folder = Path(tempfile.mkdtemp(prefix="suite-whatif-"))
+    steps = int(MEASURE_BATCHES * batch)
     command = [
         sys.executable, "-m", "suite.sweep", sweep, "--budget", MEASURE_BUDGET,
-        "--wandb", "off", "--no-report", "--results-dir", str(folder),
+        "--env-steps", str(steps), "--wandb", "off", "--no-report", "--results-dir", str(folder),
     ]  # fmt: skip
     print("measuring the rates: " + " ".join(command[1:]), flush=True)
     done = subprocess.run(command, check=False)
@@ -232,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         from suite.store.reader import load_run
 
         asked = asked_cells(args)
-        folder = measured_run(args.sweep) if args.measure else args.rates_from
+        batch = max(item.batch for item in asked)
+        folder = measured_run(args.sweep, batch) if args.measure else args.rates_from
         run = load_run(folder) if folder else None
         error = stated_error()
         for item in asked:

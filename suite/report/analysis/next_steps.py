@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from suite.configs.promoted import load_promoted
 from suite.humanize import duration, fmt, plural
 from suite.report.analysis.regime import NEITHER, TOO_SHORT, Regime
 from suite.report.analysis.verdict import DECISIVE, LEANING, MIN_SEEDS_DECISIVE
@@ -79,6 +80,46 @@ def budget_cost(
     )
 
 
+def promoted_from(run_id: str | None) -> list[str]:
+    """The promoted configs of the library whose evidence is this run."""
+    if not run_id:
+        return []
+    return [c.name for c in load_promoted() if (c.evidence or {}).get("run_id") == run_id]
+
+
+def _promote_step(folder: str, run_id: str | None, what: str) -> NextStep:
+    """``--promote``, or where this run's pick is in the library already, that it is."""
+    already = promoted_from(run_id)
+    if already:
+        names = ", ".join(already)
+        return NextStep(
+            "python -m suite.configs",
+            f"this run's pick is in the config library already, as {names} "
+            "(suite/configs/promoted/): a sweep runs it by that name; "
+            f"python -m suite.report {folder} --promote NAME would write it again as NAME.",
+            NO_TRAINING,
+        )
+    return NextStep(f"python -m suite.report {folder} --promote", what, NO_TRAINING)
+
+
+def changed_since(metadata: dict, budget: str) -> str:
+    """ "" when ``budget`` is still what this run ran; else a sentence saying it changed."""
+    ran = metadata.get("budget") or {}
+    now = (metadata.get("budgets") or {}).get(budget) or {}
+    if not now or "error" in now:
+        return ""
+    same_steps = ran.get("env_steps") in (None, now.get("env_steps_per_trial"))
+    planned = len(metadata.get("trial_requests") or {})  # a race's or search's: its first trials
+    adaptive = metadata.get("race") or metadata.get("search")
+    same_trials = adaptive or not planned or planned == now.get("trials")
+    if same_steps and same_trials:
+        return ""
+    return (
+        f" Budget {budget} has changed since this run (then: {ran.get('description')}; now: "
+        f"{now.get('description')}), so it no longer repeats this run's grid."
+    )
+
+
 def seeds_of(metadata: dict, budget: str) -> int | None:
     cost = (metadata.get("budgets") or {}).get(budget) or {}
     return cost.get("seeds")
@@ -100,11 +141,8 @@ def next_steps(
     folder = shown_path(run_path)
     kinds = {item.kind for item in regimes}
     fresh = max(seeds_ran, default=-1) + 1
-    promote = NextStep(
-        f"python -m suite.report {folder} --promote",
-        "write the decided N and K into the config library.",
-        NO_TRAINING,
-    )
+    run_id = metadata.get("run_id")
+    promote = _promote_step(folder, run_id, "write the decided N and K into the config library.")
     longer = _longer_budget(metadata, budget)
     whatif = _whatif(sweep, longer if budget == "smoke" and longer else budget, folder, regimes)
     if strengths == {DECISIVE}:
@@ -142,9 +180,12 @@ def next_steps(
         return [
             NextStep(
                 f"python -m suite.sweep {sweep} --budget {budget} --first-seed {fresh}",
-                "the same budget on fresh seeds, to settle the leaning verdict (or promote it as "
-                f"it stands: python -m suite.report {folder} --promote).",
+                "the same budget on fresh seeds, to settle the leaning verdict."
+                + changed_since(metadata, budget),
                 budget_cost(metadata, budget, measured_rate),
+            ),
+            _promote_step(
+                folder, run_id, "promote the leaning pick as it stands, into the config library."
             ),
             whatif,
         ]
@@ -156,7 +197,7 @@ def next_steps(
                 f"--first-seed {fresh}",
                 f"the cells differ in how they use the buffer, but with {plural(seeds, 'seed')} "
                 f"per cell no two can be told apart: {MIN_SEEDS} fresh seeds per cell give "
-                "confidence intervals.",
+                "confidence intervals." + changed_since(metadata, budget),
                 budget_cost(metadata, budget, measured_rate, seeds=MIN_SEEDS),
             ),
             whatif,
@@ -165,7 +206,7 @@ def next_steps(
         NextStep(
             f"python -m suite.sweep {sweep} --budget {budget} --first-seed {fresh}",
             "the same budget on fresh seeds: the cells differ in how they use the buffer, but "
-            "this run could not tell them apart; more seeds may.",
+            "this run could not tell them apart; more seeds may." + changed_since(metadata, budget),
             budget_cost(metadata, budget, measured_rate),
         ),
         whatif,
@@ -224,11 +265,11 @@ def search_next_steps(metadata: dict, run_path: Path, promotable: bool, why: str
     budget = (metadata.get("budget") or {}).get("name", "")
     if promotable:
         return [
-            NextStep(
-                f"python -m suite.report {folder} --promote",
+            _promote_step(
+                folder,
+                metadata.get("run_id"),
                 "write the validated pick into the config library (suite/configs/promoted/), "
-                f"where sweeps can use it by name: {why}",
-                NO_TRAINING,
+                f"where sweeps can use it by name: {why}.",
             )
         ]
     schedule = metadata.get("search") or {}

@@ -12,6 +12,7 @@ import pandas as pd
 
 from suite.configs.axes import trial_label
 from suite.report.analysis import broadcast, metrics, search
+from suite.report.analysis.next_steps import search_next_steps
 from suite.report.analysis.regime import regime
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
@@ -65,11 +66,25 @@ def search_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
+        "next_steps": _search_next(run, trials),
         "search": search_section(run.search, trials),
         **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
     }
+
+
+def _search_next(run: RunData, trials: pd.DataFrame) -> list:
+    """The search page's Next: ``--promote`` when the held-out verdict allows it (as
+    ``suite.report.promote_search`` decides), else a new search."""
+    verdict = search.validation(run.search, trials)
+    if not run.search.get("finished"):
+        promotable, why = False, "the search is not finished: resume it, then promote"
+    elif verdict is None:
+        promotable, why = False, "no validation with held-out returns"
+    else:
+        promotable, why = verdict.promotable, verdict.reason()
+    return search_next_steps(run.metadata, run.path, promotable, why)
 
 
 def report_context(run: RunData) -> dict:
