@@ -13,8 +13,8 @@ from suite.report.analysis.regime import (
     N_DROPS,
     NEITHER,
     TOO_SHORT,
-    regime,
     rates_of,
+    regime,
 )
 from suite.report.analysis.verdict import DECISIVE, INCONCLUSIVE, LEANING, Verdict
 from suite.report.analysis.whatif import store_rates
