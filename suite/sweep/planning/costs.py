@@ -15,7 +15,7 @@ from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import Plan, plan_sweep
 from suite.sweep.planning.resources import Cluster, missing_resources
 from suite.sweep.search.schedule import most_trials
-from suite.sweep.spec import Sweep, SweepError
+from suite.sweep.spec import Sweep
 
 
 def plan_cost(plan: Plan) -> dict:
@@ -53,7 +53,7 @@ def budget_costs(sweep: Sweep, options: SweepOptions, cluster: Cluster) -> dict[
         asked = dataclasses.replace(options, budget=name, seeds=None, env_steps=None, race=True)
         try:
             costs[name] = plan_cost(plan_sweep(sweep, asked, cluster, order_seed=0))
-        except SweepError as error:  # e.g. a search space the user's --set fixes
+        except ValueError as error:  # SweepError, ConfigError: e.g. a --set the budget refuses
             costs[name] = {"error": str(error)}
     return costs
 
