@@ -66,7 +66,7 @@ def test_the_quickstarts_next_budget_says_it_has_one_seed(screens):
 def test_where_n_and_k_change_nothing_no_line_offers_more_seeds(screens):
     for name in ("example-continuous_nk-laptop-race", "example-continuous_nk-laptop_k-tuned"):
         screen = screens[name]
-        assert [item.kind for item in screen["regimes"]] == ["neither"]
+        assert [block["regime"].kind for block in screen["regimes"]] == ["neither"]
         assert screen["next"].command.startswith("python -m suite.whatif continuous_nk")
         (full,) = [s for s in screen["also"] if "--budget full" in s.command]
         # the full budget: its 5 seeds, its 200 trials x 10M env steps, days here: a cluster

@@ -80,6 +80,11 @@ class Regime:
     own: dict | None = field(default=None)
 
     @property
+    def title(self) -> str:
+        """The kind as the page names it."""
+        return "neither K binds nor N drops" if self.kind == NEITHER else self.kind
+
+    @property
     def k_binds(self) -> bool:
         return K_BINDS in self.kind
 
@@ -130,18 +135,19 @@ def regime(
     if rates is None or not (cells["steady_batches"] >= MIN_BATCHES).any():
         batches = cells["steady_batches"].max() if len(cells) else math.nan
         why = (
-            "no cell has steady-state buffer counts"
+            "No cell has steady-state buffer counts"
             if rates is None
-            else f"at most {fmt(float(batches))} batches per trial reached the buffer after "
+            else f"At most {fmt(float(batches))} batches per trial reached the buffer after "
             f"warm-up, fewer than the {MIN_BATCHES} a steady state needs"
         )
         return Regime(
             scope,
             TOO_SHORT,
-            f"Too short to tell whether N or K matter: {why}.",
+            f"{why}: whether N or K matter cannot be told yet; the Next line's longer trials "
+            "can tell.",
             _measured(cells) if rates is not None else [],
-            ["A budget with more env steps per trial (the Next line) measures it."],
-            _keep(NEITHER, verdict, own),
+            [],
+            _keep(TOO_SHORT, verdict, own),
             rates,
             own,
         )
@@ -252,14 +258,13 @@ def _keep(kind: str, verdict: Verdict | None, own: dict | None) -> Keep:
     own_label = f"N={own['n']}, K={own['k']}" if own else ""
     if verdict is not None and verdict.strength == DECISIVE and verdict.best:
         return Keep(None, None, verdict.best[0], f"the verdict is decisive: {verdict.summary}")
-    if kind == NEITHER and own:
-        return Keep(
-            own["n"],
-            own["k"],
-            own_label,
-            "the config's own: no cell differs from it here, so nothing measured is a reason "
-            "to change it.",
+    if kind in (NEITHER, TOO_SHORT) and own:
+        why = (
+            "no cell differs from it here, so nothing measured is a reason to change it."
+            if kind == NEITHER
+            else "these trials were too short to measure a reason to change it."
         )
+        return Keep(own["n"], own["k"], own_label, f"the config's own: {why}")
     if verdict is not None and verdict.strength == LEANING and verdict.best:
         differs = own and own_label != verdict.best[0]
         return Keep(

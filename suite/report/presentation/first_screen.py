@@ -33,7 +33,7 @@ def first_screen(
         "purpose": f"Budget {name}: {purpose}" if purpose else f"Budget {name or 'not recorded'}.",
         "can": _can_show(trials, name),
         "cannot": _cannot_show(trials),
-        "regimes": regimes,
+        "regimes": regime_blocks(regimes),
         "next": steps[0],
         "also": steps[1:],
     }
@@ -82,3 +82,16 @@ def _cannot_show(trials: pd.DataFrame) -> list[str]:
             "One seed per cell: no confidence intervals, so no two cells can be told apart."
         )
     return found
+
+
+def regime_blocks(regimes: list[Regime]) -> list[dict]:
+    """One block per distinct regime: envs and hardware that say the same (kind, headline, N
+    and K to keep, what would make them matter) share one, with each one's measurements."""
+    blocks: dict[tuple, dict] = {}
+    for item in regimes:
+        key = (item.kind, item.headline, item.keep.label, item.keep.why, *item.would_matter)
+        block = blocks.setdefault(key, {"regime": item, "scopes": [], "evidence": []})
+        block["scopes"].append(item.scope)
+        if item.evidence:
+            block["evidence"].append((item.scope, item.evidence))
+    return [block | {"scope": " and ".join(block["scopes"])} for block in blocks.values()]
