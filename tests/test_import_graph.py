@@ -78,6 +78,7 @@ ALLOWED: dict[str, set[str]] = {
     "collect": {"store", "ray_internals", *LIBRARIES},
     "faults": {"ray_internals", *FOUNDATION},
     "report": {"store", *LIBRARIES},
+    "whatif": {"sweep", "report", "store", *LIBRARIES},
     "dashboards": {"store", *LIBRARIES},
     "store": LIBRARIES,
     "configs": {"learner", "ray_internals", *FOUNDATION},

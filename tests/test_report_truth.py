@@ -77,7 +77,9 @@ def test_same_store_in_another_row_order_gives_the_same_page(grid_store, grid_pa
     ):
         rewrite(shuffled, name, lambda t, i=index: t.sample(frac=1.0, random_state=11 + i))
     second = build_report(shuffled, tmp_path / "b.html").read_text()
-    assert without_build_time(grid_page) == without_build_time(second)
+    # the Next commands name the run's folder, which differs here
+    first = without_build_time(grid_page).replace(str(grid_store), "RUN")
+    assert first == without_build_time(second).replace(str(shuffled), "RUN")
 
 
 EXAMPLES = Path(__file__).parents[1] / "results"

@@ -157,6 +157,18 @@ def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     return [*ppo_walk.render(data), "", *notes.lines("reading")]
 
 
+def _whatif(options: MeasureOptions) -> dict:
+    from suite.bench import whatif_error  # reads the committed stores: no Ray, no training
+
+    return whatif_error.measure()
+
+
+def _render_whatif(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import whatif_error
+
+    return whatif_error.render(data)
+
+
 def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     from suite.bench import search_cost
 
@@ -263,6 +275,12 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk,
         render=_render_ppo_walk,
         notes="ppo_walk",
+    ),
+    Row(
+        key="whatif",
+        title="14. The what-if's buffer model against measured cells",
+        measure=_whatif,
+        render=_render_whatif,
     ),
 )
 

@@ -1,31 +1,41 @@
-"""What a run was for, what it can and cannot show, and what to run next: the report's first
-screen, from run.json and the tables alone (whether trials broadcast weights:
-``analysis.broadcast``).
+"""What a run was for, what it can and cannot show, the buffer's regime with the N and K to keep,
+and what to run next with its cost: the report's first screen, from run.json and the tables
+alone (whether trials broadcast weights: ``analysis.broadcast``; the regime:
+``analysis.regime``; the next commands: ``analysis.next_steps``).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pandas as pd
 
 from suite.humanize import fmt, plural
 from suite.report.analysis import metrics
 from suite.report.analysis.broadcast import UPDATES, listed, never_broadcast
-from suite.report.analysis.verdict import DECISIVE, LEANING
+from suite.report.analysis.next_steps import next_steps
+from suite.report.analysis.regime import Regime
 from suite.report.analysis.verdicts import ScopeVerdict
 
 
-def first_screen(run, trials: pd.DataFrame, verdicts: list[ScopeVerdict]) -> dict:
-    """Context for the report's opening block: purpose, can, cannot, next command."""
+def first_screen(
+    run, trials: pd.DataFrame, verdicts: list[ScopeVerdict], regimes: list[Regime]
+) -> dict:
+    """Context for the report's opening block: purpose, can, cannot, the regime per env x
+    hardware and the N and K to keep, the next commands with their cost."""
     budget = run.metadata.get("budget") or {}
     name = budget.get("name", "") if isinstance(budget, dict) else ""
     purpose = budget.get("description", "") if isinstance(budget, dict) else ""
+    seeds = sorted(int(seed) for seed in trials["seed"].unique())
+    strengths = {item.verdict.strength for item in verdicts}
+    rates = metrics.finished(trials)["mean_env_steps_per_s"].dropna()
+    rate = float(rates.median()) if len(rates) else None
+    steps = next_steps(run.metadata, run.path, seeds, strengths, regimes, rate)
     return {
         "purpose": f"Budget {name}: {purpose}" if purpose else f"Budget {name or 'not recorded'}.",
         "can": _can_show(trials, name),
         "cannot": _cannot_show(trials),
-        "next": _next_step(run, trials, verdicts, name),
+        "regimes": regime_blocks(regimes),
+        "next": steps[0],
+        "also": steps[1:],
     }
 
 
@@ -74,38 +84,14 @@ def _cannot_show(trials: pd.DataFrame) -> list[str]:
     return found
 
 
-def _next_step(run, trials: pd.DataFrame, verdicts: list[ScopeVerdict], budget: str) -> dict:
-    """{"command": what to run next, "why": one line}."""
-    sweep = run.metadata.get("sweep_source") or run.sweep
-    folder = _shown_path(run.path)
-    strengths = {item.verdict.strength for item in verdicts}
-    if budget == "smoke":
-        return {
-            "command": f"python -m suite.sweep {sweep} --budget laptop --dry-run",
-            "why": "then the same without --dry-run: a budget whose trials broadcast weights and "
-            "have seeds enough to compare cells.",
-        }
-    if strengths == {DECISIVE}:
-        return {
-            "command": f"python -m suite.report {folder} --promote",
-            "why": "write the decided N and K into the config library.",
-        }
-    if LEANING in strengths:
-        first = int(trials["seed"].max()) + 1
-        return {
-            "command": f"python -m suite.sweep {sweep} --budget {budget} --first-seed {first}",
-            "why": "the same budget on fresh seeds, to settle the leaning verdict (or promote it "
-            f"as it stands with python -m suite.report {folder} --promote).",
-        }
-    return {
-        "command": f"python -m suite.sweep {sweep} --budget full --dry-run",
-        "why": "more seeds and env steps than this budget gave"
-        + ("." if budget != "full" else "; raise --seeds above this run's."),
-    }
-
-
-def _shown_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+def regime_blocks(regimes: list[Regime]) -> list[dict]:
+    """One block per distinct regime: envs and hardware that say the same (kind, headline, N
+    and K to keep, what would make them matter) share one, with each one's measurements."""
+    blocks: dict[tuple, dict] = {}
+    for item in regimes:
+        key = (item.kind, item.headline, item.keep.label, item.keep.why, *item.would_matter)
+        block = blocks.setdefault(key, {"regime": item, "scopes": [], "evidence": []})
+        block["scopes"].append(item.scope)
+        if item.evidence:
+            block["evidence"].append((item.scope, item.evidence))
+    return [block | {"scope": " and ".join(block["scopes"])} for block in blocks.values()]

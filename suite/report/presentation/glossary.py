@@ -9,6 +9,19 @@ TERMS = [
         "(RLlib 2.60's aggregation window); it decides whether the buffer can drop at all.",
     ),
     (
+        "regime",
+        "what the buffer did in steady state, per env and hardware: K binds (some K > 1 cell "
+        "trained each batch more than once, so K decides the reuse), N can drop (a cell the "
+        "broadcast rule lets drop threw env steps away, so N decides which), or neither (every "
+        "cell trained each batch about once and dropped none: the cells are the same runs).",
+    ),
+    (
+        "what-if",
+        "python -m suite.whatif: the buffer model's reuse and drop fraction for every N, K cell "
+        "at given rates (an earlier run's, typed in, or measured), with its stated error "
+        "(benchmarks/RESULTS.md row 14). It trains nothing.",
+    ),
+    (
         "cell",
         "one setting of env × learners × N × K × broadcast_interval; its seeds are the runs "
         "pooled.",

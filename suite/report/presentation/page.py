@@ -12,6 +12,8 @@ import pandas as pd
 
 from suite.configs.axes import trial_label
 from suite.report.analysis import broadcast, metrics, search
+from suite.report.analysis.next_steps import search_next_steps
+from suite.report.analysis.regime import regime
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
 from suite.report.analysis.trials import (
@@ -64,11 +66,25 @@ def search_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
+        "next_steps": _search_next(run, trials),
         "search": search_section(run.search, trials, search.cut_for_time(run)),
         **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
     }
+
+
+def _search_next(run: RunData, trials: pd.DataFrame) -> list:
+    """The search page's Next: ``--promote`` when the held-out verdict allows it (as
+    ``suite.report.promote_search`` decides), else a new search."""
+    verdict = search.validation(run.search, trials)
+    if not run.search.get("finished"):
+        promotable, why = False, "the search is not finished: resume it, then promote"
+    elif verdict is None:
+        promotable, why = False, "no validation with held-out returns"
+    else:
+        promotable, why = verdict.promotable, verdict.reason()
+    return search_next_steps(run.metadata, run.path, promotable, why)
 
 
 def report_context(run: RunData) -> dict:
@@ -85,6 +101,17 @@ def report_context(run: RunData) -> dict:
         hardware: steady_cells(_of_trials(run.iterations, group), group)
         for hardware, group in Hardware.groups(trials)
     }
+    own = run.metadata.get("configs_own") or {}
+    regimes = [
+        regime(
+            hardware.title(shown),
+            steady[hardware],
+            hardware.num_env_runners,
+            by_env.get(hardware.env),
+            own.get(str(group["config_name"].iloc[0])),
+        )
+        for hardware, group in Hardware.groups(trials)
+    ]
     settings = [
         _setting(run, group, cells, scales, setting, steady[setting.hardware], shown, by_env, ks)
         for setting, group in Setting.groups(trials)
@@ -99,7 +126,7 @@ def report_context(run: RunData) -> dict:
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "verdicts": judged,
-        "first_screen": first_screen.first_screen(run, trials, judged),
+        "first_screen": first_screen.first_screen(run, trials, judged, regimes),
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),

@@ -2,8 +2,9 @@
 
 ``run_metadata`` is written before the first trial starts (sweep, budget, command, git commit,
 versions, hardware, cluster, thresholds, seeds, each trial's resource request, the race's
-schedule, the estimate); ``resumed`` marks a resume; ``finish`` records how the run ended, its
-trial counts per status and how well it packed the cluster. The store's schema
+schedule, the estimate, every budget's cost and the configs' own N and K); ``resumed`` marks
+a resume; ``finish`` records how the run ended, its trial counts per status and how well it
+packed the cluster. The store's schema
 (``suite.store.schema``) names the file; this module decides its content.
 """
 
@@ -25,6 +26,7 @@ from suite.store import schema
 from suite.store.files import read_parquet, write_json
 from suite.store.schema import ENDED, TrialStatus
 from suite.sweep.options import SweepOptions
+from suite.sweep.planning.costs import budget_costs, configs_own
 from suite.sweep.planning.plan import Plan
 from suite.sweep.trial.hardware import node_hardware
 
@@ -101,6 +103,10 @@ def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
         "search": search_schedule(plan) if plan.search else None,
         "estimate": plan.estimate_line(),
         "estimated_s": plan.total_seconds,
+        # what every budget would cost here, and the configs' own N and K: the report's Next
+        # lines and regime read them, without RLlib (suite.sweep.planning.costs)
+        "budgets": budget_costs(plan.sweep, options, plan.cluster),
+        "configs_own": configs_own(plan),
         "started_at": now(),
         "ended_at": None,
         "status": "running",

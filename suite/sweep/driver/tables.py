@@ -67,6 +67,13 @@ def print_plan(plan: Plan, console: Console) -> None:
     print_drop_warnings(plan, console)
     console.print(f"Cluster: {plan.cluster.describe()}; {plan.concurrency} trial(s) at once.")
     console.print(f"Estimate: {plan.estimate_line()}")
+    console.print(
+        f"What-if, before spending it: python -m suite.whatif {plan.sweep.name} --budget "
+        f"{plan.budget} --rates-from RUN_DIR (or --sampling S --learning L, or --measure): "
+        "each cell's predicted reuse and drops, and which cells can differ at all.",
+        soft_wrap=True,
+        highlight=False,
+    )
 
 
 def print_drop_warnings(plan: Plan, console: Console) -> None:

@@ -1,0 +1,137 @@
+"""The reports' Next commands are true of the run they follow, and say what they cost.
+
+Issue 33, item 4: the quickstart's smoke page offered ``atari_nk --budget laptop`` for "seeds
+enough to compare cells" (it has 1 seed), and the race offered ``--budget full --dry-run`` for
+more seeds (the same 5 seeds, 200 trials x 10M env steps, a cluster) where the cells are the same
+runs. These tests read the committed stores' first screens and search pages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from suite.configs.promoted import PROMOTED_DIR_VARIABLE
+from suite.report.analysis.next_steps import NO_TRAINING, budget_cost, next_steps
+from suite.report.presentation.page import report_context, search_context
+from suite.store.reader import load_run
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+GRIDS = [
+    "example-aggregation_window-smoke",
+    "example-atari_nk-smoke",
+    "example-continuous_nk-laptop-race",
+    "example-continuous_nk-laptop_k-race",
+    "example-continuous_nk-laptop_k-tuned",
+]
+SEARCHES = [
+    "example-cartpole_search-laptop",
+    "example-halfcheetah_search-laptop",
+    "example-pendulum_search-laptop",
+]
+COST = re.compile(r"\d[\d,]* trials? × [\d,]+ env steps \([\d,]+ env steps, \d+ seeds? per cell\)")
+
+
+@pytest.fixture(scope="module")
+def screens() -> dict:
+    return {name: report_context(load_run(RESULTS / name))["first_screen"] for name in GRIDS}
+
+
+def steps_of(screen: dict) -> list:
+    return [screen["next"], *screen["also"]]
+
+
+@pytest.mark.parametrize("name", GRIDS)
+def test_every_next_line_states_its_cost(name, screens):
+    for step in steps_of(screens[name]):
+        if step.cost == NO_TRAINING:
+            assert step.command.startswith(("python -m suite.whatif", "python -m suite."))
+            continue
+        assert COST.search(step.cost), step.cost
+        assert re.search(r"about [\d.]+ (s|min|h|days?)|time unknown", step.cost), step.cost
+        assert "CPUs per trial" in step.cost
+
+
+def test_the_quickstarts_next_budget_says_it_has_one_seed(screens):
+    step = screens["example-atari_nk-smoke"]["next"]
+    assert step.command == "python -m suite.sweep atari_nk --budget laptop --dry-run"
+    assert "seeds enough" not in step.why
+    assert "1 seed per cell it cannot tell cells' returns apart" in step.why
+    assert step.cost.startswith("13 trials × 40,000 env steps (520,000 env steps, 1 seed per cell)")
+
+
+def test_where_n_and_k_change_nothing_no_line_offers_more_seeds(screens):
+    for name in ("example-continuous_nk-laptop-race", "example-continuous_nk-laptop_k-tuned"):
+        screen = screens[name]
+        assert [block["regime"].kind for block in screen["regimes"]] == ["neither"]
+        assert screen["next"].command.startswith("python -m suite.whatif continuous_nk")
+        (full,) = [s for s in screen["also"] if "--budget full" in s.command]
+        # the full budget: its 5 seeds, its 200 trials x 10M env steps, days here: a cluster
+        assert "--address" in full.command and "cannot separate" in full.why
+        assert full.cost.startswith("200 trials × 10,000,000 env steps")
+        assert "days" in full.cost and "a cluster (--address)" in full.cost
+
+
+def test_a_leaning_race_repeats_on_fresh_seeds_and_says_its_budget_changed(screens):
+    step = screens["example-continuous_nk-laptop_k-race"]["next"]
+    seeds = load_run(RESULTS / "example-continuous_nk-laptop_k-race").trials["seed"]
+    assert step.command.endswith(f"--first-seed {int(seeds.max()) + 1}")
+    assert "has changed since this run" in step.why  # laptop_k ran 500k steps then, 100k now
+    assert step.cost.startswith("at most 24 trials × 100,000 env steps")
+
+
+def test_a_one_seed_budget_is_offered_with_three_seeds_and_their_cost(screens):
+    step = screens["example-aggregation_window-smoke"]["next"]
+    assert "--seeds 3" in step.command
+    assert step.cost.startswith("36 trials × 12,000 env steps (432,000 env steps, 3 seeds")
+
+
+@pytest.mark.parametrize("name", SEARCHES)
+def test_a_search_page_has_its_next_with_the_promotion(name):
+    (step,) = search_context(load_run(RESULTS / name))["next_steps"]
+    # each of these picks is in the config library already: the page says so, by name
+    assert step.command == "python -m suite.configs"
+    assert "in the config library already, as" in step.why and "--promote NAME" in step.why
+    assert step.cost == NO_TRAINING
+
+
+def test_a_search_not_promoted_yet_offers_promote(tmp_path, monkeypatch):
+    monkeypatch.setenv(PROMOTED_DIR_VARIABLE, str(tmp_path))  # an empty library
+    run = load_run(RESULTS / "example-pendulum_search-laptop")
+    (step,) = search_context(run)["next_steps"]
+    assert step.command == "python -m suite.report results/example-pendulum_search-laptop --promote"
+    assert "beats pendulum (the config itself)" in step.why
+
+
+def test_a_run_without_recorded_budgets_says_its_cost_is_unknown():
+    run = load_run(RESULTS / "example-continuous_nk-laptop-race")
+    metadata = {key: value for key, value in run.metadata.items() if key != "budgets"}
+    assert budget_cost(metadata, "laptop").startswith("cost not recorded")
+    steps = next_steps(metadata, run.path, [500], {"leaning"}, [], None)
+    assert steps[0].cost.startswith("cost not recorded")
+
+
+def test_a_budget_beyond_this_machine_needs_a_cluster():
+    metadata = {
+        "cluster": {"nodes": [{"CPU": 2.0}]},
+        "budgets": {
+            "full": {
+                "trials": 36,
+                "env_steps": 180_000_000,
+                "env_steps_per_trial": 5_000_000,
+                "seeds": 2,
+                "cpus_per_trial": 3.0,
+                "gpus_per_trial": 1.0,
+                "estimated_s": 3600.0,
+                "fits_cluster": False,
+                "at_most": False,
+            }
+        },
+    }
+    text = budget_cost(metadata, "full")
+    assert "3 CPUs per trial and 1 GPUs" in text
+    assert "more than this machine has, so a cluster (--address)" in text
+    assert dataclasses.is_dataclass(next_steps(metadata, Path("r"), [0], {"decisive"}, [])[0])
