@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
+import signal
 import threading
 import time
 
 import pandas as pd
 import pytest
-from sweep_process import run_dirs, start_sweep
+from sweep_process import process_alive, run_dirs, start_sweep, trial_results, wait_until
 
 from suite.store import schema
 from suite.sweep.driver.cli import main
@@ -130,3 +133,85 @@ def test_a_hung_trial_is_stopped_retried_and_recorded_stalled(tmp_path):
     run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
     assert run["status"] == "completed" and run["trials"] == {"TERMINATED": 1, "STALLED": 1}
     assert run["stall_timeout_s"] == 15.0 and run["deadlock_guard"] is True
+
+
+FROZEN_LIMIT_S = 15.0
+# The driver checks once a second, after Tune's own step; a loaded 2-core machine adds a few.
+NOTICE_SLACK_S = 8.0
+
+
+@pytest.mark.train
+@pytest.mark.timeout(240)
+def test_a_frozen_trial_process_is_ended_by_the_driver_and_retried(tmp_path):
+    """SIGSTOP a trial's process mid-run: its own watchdog freezes with it, so the driver must
+    notice (within the stall timeout), end the process and its env runner, and retry it; the
+    retry resumes from its checkpoint and finishes, and so does the sweep."""
+    results = tmp_path / "results"
+    sweep = start_sweep(
+        tmp_path / "sweep.log",
+        "stall_drill",
+        "--set",
+        'env_config={"stall_after_steps": 300, "stall_seeds": []}',  # no env blocks here
+        "--env-steps",
+        "12000",
+        "--stall-timeout",
+        str(FROZEN_LIMIT_S),
+        "--max-failures",
+        "1",
+        "--no-report",
+        "--results-dir",
+        str(results),
+    )
+    frozen: dict[str, int] = {}
+    try:
+        wait_until(lambda: run_dirs(results, "stall_drill"), sweep, timeout=60)
+        (run_dir,) = run_dirs(results, "stall_drill")
+
+        def past_a_checkpoint() -> bool:  # checkpoints every 5 iterations
+            return any(len(lines) >= 7 for lines in trial_results(run_dir).values())
+
+        wait_until(past_a_checkpoint, sweep, timeout=150)
+        trial_id, lines = next((t, r) for t, r in trial_results(run_dir).items() if len(r) >= 7)
+        frozen = lines[-1]["suite_node"]["processes"]  # the trial's and its env runner's pids
+        checkpointed = lines[-1]["training_iteration"] // 5 * 5
+        os.kill(frozen["trial"], signal.SIGSTOP)
+        frozen_at = time.monotonic()
+        stall_file = run_dir / schema.TRIAL_CONFIG_DIR / trial_id / "stall-1.txt"
+        wait_until(stall_file.exists, sweep, timeout=FROZEN_LIMIT_S + 30)
+        noticed_s = time.monotonic() - frozen_at
+
+        def all_ended() -> bool:
+            return not any(process_alive(pid) for pid in frozen.values())
+
+        wait_until(all_ended, sweep, timeout=30)
+        ended_s = time.monotonic() - frozen_at
+        code = sweep.wait(timeout=200)
+    finally:
+        for pid in frozen.values():  # never leave a stopped process behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        sweep.kill()
+    output = sweep.output()
+    assert code == 0, output[-3000:]
+    print(f"frozen trial noticed after {noticed_s:.1f} s, its processes gone after {ended_s:.1f} s")
+    assert noticed_s < FROZEN_LIMIT_S + NOTICE_SLACK_S, noticed_s
+    report = stall_file.read_text()
+    assert report.startswith("Stalled: no result for"), report
+    assert "the trial process froze" in report and "stopped (SIGSTOP)" in report, report
+    assert "stalled: no result for" in output and "the trial process froze" in output
+
+    trials = pd.read_parquet(run_dir / schema.TRIALS_FILE).set_index("trial_id")
+    assert (trials["status"] == "TERMINATED").all(), trials[["status", "error"]]
+    assert trials.loc[trial_id, "stalls"] == 1
+    assert trials["env_steps"].min() >= 12_000
+    iterations = pd.read_parquet(run_dir / schema.ITERATIONS_FILE)
+    assert not iterations.duplicated(["trial_id", "iteration"]).any()
+    attempts = trial_results(run_dir)[trial_id]
+    restarted = [
+        r["training_iteration"]
+        for prev, r in itertools.pairwise(attempts)
+        if r["training_iteration"] <= prev["training_iteration"]
+    ]
+    assert restarted == [checkpointed + 1], restarted  # the retry resumed from its checkpoint
+    run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+    assert run["status"] == "completed" and run["trials"] == {"TERMINATED": 2}

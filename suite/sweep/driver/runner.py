@@ -16,6 +16,7 @@ from suite.store.files import write_json
 from suite.store.tables import RunTables
 from suite.sweep.driver.cluster import connect, local_cluster
 from suite.sweep.driver.run_record import resumed, run_metadata
+from suite.sweep.driver.stall_watch import StallWatch
 from suite.sweep.driver.trial_ids import UniqueTrialIds
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import Plan, check_schedulable, plan_sweep
@@ -86,6 +87,7 @@ def callbacks(
     wandb = resolve_settings(options.wandb, run_dir, options.wandb_entity, options.wandb_project)
     stalls = StallRecorder(run_dir, run_dir.name)
     return [
+        StallWatch(run_dir.name, options.stall_timeout),  # ends trials whose process froze
         stalls,  # before the writer: it tells the writer which failures were stalls
         StoreWriter(run_dir, run_meta, stall_reason=stalls.reason, stopped_early=stopped_early),
         ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval),
