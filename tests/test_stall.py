@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import time
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -16,6 +17,12 @@ from sweep_process import process_alive, run_dirs, start_sweep, trial_results, w
 
 from suite.store import schema
 from suite.sweep.driver.cli import main
+from suite.sweep.driver.stall_watch import (
+    CLAIM_GRACE_S,
+    STACKS_GRACE_S,
+    StallWatch,
+    frozen_reason,
+)
 from suite.sweep.trial.stall import (
     MIN_LIMIT_S,
     StallLimit,
@@ -24,6 +31,7 @@ from suite.sweep.trial.stall import (
     py_spy_dump,
     stall_reason,
 )
+from suite.sweep.trial.stall_inbox import WatchdogNews
 
 
 def test_default_limit_is_the_larger_of_120_s_and_20_median_iterations():
@@ -215,3 +223,92 @@ def test_a_frozen_trial_process_is_ended_by_the_driver_and_retried(tmp_path):
     assert restarted == [checkpointed + 1], restarted  # the retry resumed from its checkpoint
     run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
     assert run["status"] == "completed" and run["trials"] == {"TERMINATED": 2}
+
+
+# --- the driver's backstop, on hand-made clocks and watchdog news ------------------------------
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _watch(news: dict[str, WatchdogNews]):
+    clock, ended = FakeClock(), []
+    watch = StallWatch(
+        "run",
+        limit_s=30.0,
+        news=lambda run_id, ids: {i: news[i] for i in ids if i in news},
+        end=lambda run_id, trial, reason: ended.append((trial.trial_id, reason)),
+        clock=clock,
+    )
+    return watch, clock, ended
+
+
+def _advance(watch, clock, trials, seconds: float) -> None:
+    for _ in range(int(seconds)):
+        clock.now += 1.0
+        watch.on_step_begin(0, trials)
+
+
+def test_the_driver_ends_a_trial_whose_watchdog_stopped_beating_at_the_limit():
+    trial = SimpleNamespace(trial_id="a", status="RUNNING")
+    watch, clock, ended = _watch({"a": WatchdogNews(beat_age_s=29.0, claimed=False)})
+    watch.on_trial_start(0, [trial], trial)
+    _advance(watch, clock, [trial], 30)
+    assert ended == []  # at the limit, not past it
+    _advance(watch, clock, [trial], 1)
+    ((trial_id, reason),) = ended
+    assert trial_id == "a" and reason.startswith("no result for 31 s (limit 30 s)")
+    assert "the trial process froze: its watchdog's last beat was 29 s ago" in reason
+    _advance(watch, clock, [trial], 60)
+    assert len(ended) == 1  # ended once; Tune reports the failure next
+
+
+def test_results_keep_the_driver_away_and_a_live_watchdog_gets_its_grace():
+    trial = SimpleNamespace(trial_id="a", status="RUNNING")
+    news = {"a": WatchdogNews(beat_age_s=1.0, claimed=False)}
+    watch, clock, ended = _watch(news)
+    watch.on_trial_start(0, [trial], trial)
+    for step in range(1, 61):  # a result every 20 s, with new env steps: healthy
+        _advance(watch, clock, [trial], 20)
+        watch.on_trial_result(0, [trial], trial, {"num_env_steps_sampled_lifetime": step * 100})
+    assert ended == []
+    _advance(watch, clock, [trial], 31 + CLAIM_GRACE_S - 1)  # beats fresh: its own watchdog acts
+    assert ended == []
+    _advance(watch, clock, [trial], 1)
+    ((_, reason),) = ended
+    assert "did not end itself 15 s past the limit (its watchdog beats but did not claim" in reason
+
+
+def test_a_claimed_stall_waits_for_its_stacks_but_not_for_ever():
+    trial = SimpleNamespace(trial_id="a", status="RUNNING")
+    watch, clock, ended = _watch({"a": WatchdogNews(beat_age_s=100.0, claimed=True)})
+    watch.on_trial_start(0, [trial], trial)
+    _advance(watch, clock, [trial], 31 + STACKS_GRACE_S - 1)
+    assert ended == []
+    _advance(watch, clock, [trial], 1)
+    assert "claimed the stall but did not end it in 150 s" in ended[0][1]
+
+
+def test_frozen_reason_without_any_news_waits_for_the_claim_grace():
+    assert frozen_reason("no result", None, overdue_s=CLAIM_GRACE_S - 1) is None
+    reason = frozen_reason("no result", None, overdue_s=CLAIM_GRACE_S)
+    assert reason.endswith("(its watchdog never beat; the driver ended it)")
+
+
+def test_the_watchdog_beats_until_it_is_stopped():
+    beats: list[float] = []
+    watchdog = StallWatchdog(
+        StallLimit(fixed_s=60.0),
+        lambda reason: None,
+        poll_s=0.02,
+        on_beat=lambda: beats.append(1),
+        beat_s=0.1,
+    ).start()
+    time.sleep(0.55)
+    watchdog.stop()
+    counted = len(beats)
+    time.sleep(0.3)
+    assert 4 <= counted <= 7 and len(beats) == counted

@@ -18,6 +18,7 @@ the trial's watchdog said:
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,18 +76,21 @@ class StallWatch(Callback):
         run_id: str,
         limit_s: float | None,
         news: Callable[[str, list[str]], dict[str, WatchdogNews]] = watchdog_news,
+        end: Callable[[str, object, str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
         self.run_id = run_id
         self.limit = StallLimit(limit_s)
         self._news = news
+        self._end_trial = end or end_frozen_trial
         self._now = clock
         self._watched: dict[str, Watched] = {}
-        self._checked_at = 0.0
+        self._checked_at = -math.inf
 
     def __getstate__(self) -> dict:
         # Tune pickles its callbacks into tuner.pkl; a resumed run starts its clocks afresh.
-        return {**vars(self), "_watched": {}, "_news": watchdog_news, "_now": time.monotonic}
+        defaults = {"_news": watchdog_news, "_end_trial": end_frozen_trial, "_now": time.monotonic}
+        return {**vars(self), "_watched": {}, **defaults}
 
     # --- Tune callback hooks -------------------------------------------------------------
     def on_trial_start(self, iteration, trials, trial, **info) -> None:
@@ -126,7 +130,8 @@ class StallWatch(Callback):
             if reason is None:
                 watched.stalled_at = None
                 continue
-            watched.stalled_at = watched.stalled_at or now
+            if watched.stalled_at is None:
+                watched.stalled_at = now
             overdue[trial_id] = reason
         if not overdue:
             return
@@ -135,22 +140,23 @@ class StallWatch(Callback):
             overdue_s = now - self._watched[trial_id].stalled_at
             why = frozen_reason(reason, news.get(trial_id), overdue_s)
             if why:
-                self._end(running[trial_id], why)
+                self._watched[trial_id].ended = True
+                self._end_trial(self.run_id, running[trial_id], why)
 
-    # --- ending a frozen trial -----------------------------------------------------------
-    def _end(self, trial, reason: str) -> None:
-        self._watched[trial.trial_id].ended = True
-        print(f"Trial {trial} stalled: {reason}", flush=True)
-        try:
-            report_stall(self.run_id, trial.trial_id, reason, frozen_report(reason, trial))
-        except (ray.exceptions.RayError, ValueError) as error:
-            print(f"Stall watch: could not record the stall: {error!r}", flush=True)
-        # Tune's handle on the trial's actor (a public attribute of its Trial). Killing it makes
-        # the pending train() fail at once; Ray ends the process, and the env runner and learner
-        # actors it owns, within seconds, frozen or not.
-        actor = trial.temporary_state.ray_actor
-        if actor is not None:
-            ray.kill(actor, no_restart=True)
+
+def end_frozen_trial(run_id: str, trial, reason: str) -> None:
+    """Record the stall in the run's inbox, then kill the trial's actor."""
+    print(f"Trial {trial} stalled: {reason}", flush=True)
+    try:
+        report_stall(run_id, trial.trial_id, reason, frozen_report(reason, trial))
+    except (ray.exceptions.RayError, ValueError) as error:
+        print(f"Stall watch: could not record the stall: {error!r}", flush=True)
+    # Tune's handle on the trial's actor (a public attribute of its Trial). Killing it makes the
+    # pending train() fail at once; Ray ends the process, and the env runner and learner actors
+    # it owns, within seconds, frozen or not.
+    actor = trial.temporary_state.ray_actor
+    if actor is not None:
+        ray.kill(actor, no_restart=True)
 
 
 def frozen_report(reason: str, trial) -> str:
