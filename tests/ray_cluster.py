@@ -83,6 +83,11 @@ class RayCluster:
                 return nodes
             time.sleep(1)
 
+    def kill_worker(self, index: int = 0) -> None:
+        """Lose worker node ``index`` at once, as a preempted host does: SIGKILL its raylet, its
+        agents and every worker process under it. The head and other workers live on."""
+        kill_processes_under([self.temp_dirs[1 + index]])
+
     def stop(self) -> None:
         """Kill this cluster's processes by pid (never `ray stop`, which kills every Ray
         process on the host, other users' too), then remove its temp dirs."""
