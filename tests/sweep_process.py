@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 from ray_cluster import client_env
 
+from suite.bench.fault_drills import process_alive, trial_results  # noqa: F401
 from suite.store import schema
 from suite.store.files import read_parquet
 
@@ -80,26 +81,6 @@ def trial_processes(run_dir: Path) -> dict[str, int]:
             result = json.loads(first)
             pids[result["trial_id"]] = result["pid"]
     return pids
-
-
-def trial_results(run_dir: Path) -> dict[str, list[dict]]:
-    """Each Tune trial's results so far, in order, as Tune wrote them (attempts after a retry
-    append to the same file)."""
-    results = {}
-    for path in (run_dir / "tune").glob("*/result.json"):
-        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        if lines:
-            results[lines[0]["trial_id"]] = lines
-    return results
-
-
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie, killed and not yet reaped, is not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def read_trials(run_dir: Path) -> pd.DataFrame:

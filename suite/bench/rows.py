@@ -133,6 +133,18 @@ def _peers(options: MeasureOptions) -> dict:
     return peers.measure(options.quick, include_long=options.peers_long)
 
 
+def _faults(options: MeasureOptions) -> dict:
+    from suite.bench import fault_drills  # sweeps in their own processes, a cluster of its own
+
+    return fault_drills.measure(options.quick)
+
+
+def _render_faults(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import fault_drills
+
+    return fault_drills.render(data)
+
+
 def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     from suite.bench import search_cost
 
@@ -224,6 +236,12 @@ ROWS: tuple[Row, ...] = (
         "RLlib's tuned examples)",
         measure=_peers,
         render=_render_peers,
+    ),
+    Row(
+        key="faults",
+        title="12. Faults survived: a frozen trial process, a lost worker node",
+        measure=_faults,
+        render=_render_faults,
     ),
 )
 
