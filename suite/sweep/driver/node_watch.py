@@ -151,13 +151,16 @@ class NodeWatch(Callback):
     def _node_lost(self, node: Node, trials) -> None:
         self.lost[node.node_id] = node
         # Its trials that had not finished: Tune has failed them, or will when it notices.
+        # (A retry may already run elsewhere: the store knows the failures on that node.)
         hit = [t for t in trials if trial_node(t) == node.node_id and t.status != "TERMINATED"]
-        self.on_lost(node.node_id)
-        record_lost_node(self.run_dir, node, [trial.trial_id for trial in hit])
+        failed_there = self.on_lost(node.node_id) or []
+        names = {trial.trial_id: str(trial) for trial in trials}
+        hit_ids = list(dict.fromkeys([trial.trial_id for trial in hit] + list(failed_there)))
+        record_lost_node(self.run_dir, node, hit_ids)
         print(
             f"Node {node.address} ({node.node_id[:12]}) lost at {time.strftime('%H:%M:%S')}: "
-            f"trials on it: {', '.join(map(str, hit)) or 'none'}; each is retried per "
-            "--max-failures, from its last checkpoint",
+            f"trials on it: {', '.join(names.get(i, i) for i in hit_ids) or 'none'}; each is "
+            "retried per --max-failures, from its last checkpoint",
             flush=True,
         )
 
