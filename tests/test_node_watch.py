@@ -9,6 +9,7 @@ import json
 from types import SimpleNamespace
 
 import pandas as pd
+import pytest
 
 from suite.store import schema
 from suite.store.failures import Failure
@@ -127,8 +128,10 @@ def test_a_node_back_in_time_lets_the_retry_run(tmp_path):
 def test_the_stopper_stops_a_trial_at_its_budget_as_a_stop_dict_does():
     stopper = SweepStopper({"num_env_steps_sampled_lifetime": 1000, "time_total_s": 90}, None)
     assert not stopper("t", {"num_env_steps_sampled_lifetime": 999, "time_total_s": 10})
-    assert stopper("t", {"num_env_steps_sampled_lifetime": 1000})
+    assert stopper("t", {"num_env_steps_sampled_lifetime": 1000, "time_total_s": 1})
     assert stopper("t", {"num_env_steps_sampled_lifetime": 5, "time_total_s": 90.5})
+    with pytest.raises(KeyError, match=r"trial t: stop criteria \['time_total_s'\]"):
+        stopper("t", {"num_env_steps_sampled_lifetime": 5})
 
 
 def test_failures_are_kept_per_attempt_and_read_back_as_columns(tmp_path):
