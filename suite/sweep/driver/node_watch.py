@@ -224,7 +224,13 @@ class SweepStopper(Stopper):
         self.watch = watch
 
     def __call__(self, trial_id: str, result: dict) -> bool:
-        return any(key in result and result[key] >= bound for key, bound in self.criteria.items())
+        from ray.tune.utils import flatten_dict
+
+        flat = flatten_dict(result)
+        missing = [key for key in self.criteria if key not in flat]
+        if missing:  # as Tune's own stop dict does: a budget that is never read never stops
+            raise KeyError(f"trial {trial_id}: stop criteria {missing} are not in its result")
+        return any(flat[key] >= bound for key, bound in self.criteria.items())
 
     def stop_all(self) -> bool:
         return self.watch.stop_requested
