@@ -92,7 +92,7 @@ def test_a_lost_worker_node_is_recorded_and_its_trial_resumes_on_the_head(doomed
     assert retried["retries"] == 1
     checkpoint = reached // CHECKPOINT_EVERY * CHECKPOINT_EVERY
     (line,) = retried["failures"].splitlines()
-    assert line.startswith(f"1. node {lost['address']} (lost): "), line
+    assert line.startswith("1. node ") and " (lost): " in line, line
     assert line.endswith(f"; retried from the checkpoint at iteration {checkpoint}"), line
     (failure,) = json.loads((run_dir / "trials" / lost_trial / schema.FAILURES_FILE).read_text())
     assert failure["node_id"] == worker_id and failure["node_lost"] and failure["retried"]
