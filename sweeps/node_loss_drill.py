@@ -25,7 +25,7 @@ SWEEP = Sweep(
     axes={"n": (4,), "k": (2,)},
     budgets={
         "smoke": Budget(
-            env_steps=6_000, seeds=2, description="2 trials of ~12 iterations, one per node"
+            env_steps=12_000, seeds=2, description="2 trials of ~24 iterations, one per node"
         ),
     },
 )

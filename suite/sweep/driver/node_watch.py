@@ -133,10 +133,14 @@ class NodeWatch(Callback):
         self.stop_requested = False
 
     def on_step_begin(self, iteration, trials, **info) -> None:
-        now = self.clock()
-        if now - self.checked_at < POLL_S:
-            return
-        self.checked_at = now
+        if self.clock() - self.checked_at >= POLL_S:
+            self._check(trials)
+
+    def on_experiment_end(self, trials, **info) -> None:
+        self._check(trials)  # a node lost in the last seconds is recorded too
+
+    def _check(self, trials) -> None:
+        self.checked_at = self.clock()
         alive = self.nodes()
         if alive is None:
             return
