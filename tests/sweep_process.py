@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 from ray_cluster import client_env
 
+from suite.bench.fault_drills import process_alive, trial_results  # noqa: F401
 from suite.store import schema
 from suite.store.files import read_parquet
 

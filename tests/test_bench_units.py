@@ -432,3 +432,35 @@ def test_notes_parts_are_placed_by_name_and_run_notes_close_only_their_run():
     with pytest.raises(NotesError, match=r"no part '## tuning' \(parts: probes"):
         notes.part("tuning")
     assert Notes(None).for_run("x") is None
+
+
+def test_the_faults_row_says_what_each_drill_lost():
+    from suite.bench.fault_drills import render, restarts
+
+    results = [{"training_iteration": i} for i in (1, 2, 3, 4, 5, 6, 7, 6, 7, 8)]
+    assert restarts(results) == [{"training_iteration": 6}]
+    drill = {
+        "fault": "a worker node lost",
+        "injected": "at iteration 7 of the trial on it",
+        "noticed_s": 11.04,
+        "retry_result_s": 48.4,
+        "failures": "1. node 127.0.0.2 (lost): ActorDiedError; retried from the checkpoint at "
+        "iteration 5",
+        "run_status": "completed",
+        "trials": {"TERMINATED": 2},
+        "lost": {
+            "trials_not_finished": 0,
+            "iterations_written_twice": 0,
+            "iterations_trained_again": 2,
+        },
+    }
+    lines = render({"measured_at": "2026-12-02T17:30+00:00", "drills": [drill]})
+    assert lines[-1] == (
+        "| a worker node lost | at iteration 7 of the trial on it | 1. node 127.0.0.2 (lost): "
+        "ActorDiedError; retried from the checkpoint at iteration 5 | 11.0 s | 48 s | completed, "
+        "2 TERMINATED | nothing (2 iteration(s) trained again from the checkpoint) |"
+    )
+    drill["lost"] |= {"trials_not_finished": 1, "iterations_trained_again": None}
+    assert render({"measured_at": "x", "drills": [drill]})[-1].endswith(
+        "| 1 trial(s) not finished, 0 iteration(s) written twice |"
+    )

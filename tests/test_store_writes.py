@@ -45,6 +45,7 @@ def tune_trial(trial_id: str, error_file: Path | None = None, seed: int = 0) -> 
         trial_id=trial_id,
         placement_group_factory=SimpleNamespace(required_resources={"CPU": 2.0}),
         error_file=str(error_file) if error_file else None,
+        last_result={},  # Tune's: empty until the trial's first result
     )
 
 
@@ -146,6 +147,8 @@ def test_a_failed_trial_keeps_the_last_line_of_its_error(tmp_path, recorded):
     assert trials.loc["failed", "status"] == "ERROR"
     assert trials.loc["failed", "error"] == "x" * ERROR_TEXT_CHARS
     assert trials.loc["silent", "error"] == NO_ERROR_FILE
+    assert trials.loc["failed", "retries"] == 0
+    assert trials.loc["failed", "failures"] == f"1. node unknown: {'x' * 500}; not retried"
 
 
 def test_a_stalled_trial_is_recorded_with_the_watchdogs_reason(tmp_path):

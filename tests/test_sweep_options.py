@@ -36,6 +36,7 @@ NOT_DEFAULT = {
     "report": (["--no-report"], False),
     "progress_interval": (["--progress-interval", "5"], 5.0),
     "stall_timeout": (["--stall-timeout", "20"], 20.0),
+    "node_wait": (["--node-wait", "45"], 45.0),
     "deadlock_guard": (["--no-deadlock-guard"], False),
 }
 

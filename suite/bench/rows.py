@@ -169,6 +169,18 @@ def _render_whatif(data: dict, notes: Notes) -> list[str]:
     return whatif_error.render(data)
 
 
+def _faults(options: MeasureOptions) -> dict:
+    from suite.bench import fault_drills  # sweeps in their own processes, a cluster of its own
+
+    return fault_drills.measure(options.quick)
+
+
+def _render_faults(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import fault_drills
+
+    return fault_drills.render(data)
+
+
 def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     from suite.bench import search_cost
 
@@ -281,6 +293,12 @@ ROWS: tuple[Row, ...] = (
         title="14. The what-if's buffer model against measured cells",
         measure=_whatif,
         render=_render_whatif,
+    ),
+    Row(
+        key="faults",
+        title="15. Faults survived: a frozen trial process, a lost worker node",
+        measure=_faults,
+        render=_render_faults,
     ),
 )
 

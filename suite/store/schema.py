@@ -32,6 +32,7 @@ RACE_FILE = "race.json"  # a raced run only: its schedule and what each rung dec
 TRIAL_CONFIG_FILE = "config.json"  # spec, axes, resolved config, run metadata
 TIMING_FILE = "timing.json"  # when the trial held its resources, and which
 NODE_FILE = "node.json"  # the node and hardware it ran on
+FAILURES_FILE = "failures.json"  # each failed attempt: error, node, and how its retry started
 PART_ITERATIONS = ITERATIONS_FILE  # the trial's own rows, consolidated into the run's tables
 PART_LEARNERS = LEARNERS_FILE
 
@@ -142,6 +143,11 @@ SUMMARY_COLUMNS: dict[str, str] = {
     "error": "the error message of a failed trial (the stall reason if STALLED), else empty",
     "stalls": "times the stall watchdog stopped the trial (retries included); stacks are in "
     "trials/<id>/stall-<n>.txt",
+    "retries": "times Tune started the trial again after a failure (a lost node, a crash, a "
+    "stall); trials/<id>/failures.json has every failure",
+    "failures": "every failure of the trial, one line each: its error, the node it ran on (and "
+    "whether that node was lost) and how it went on: retried from the checkpoint at iteration "
+    "N, retried from scratch, or not retried; empty when it never failed",
     "deadlock_guard_releases": "deadlock_guard_releases_lifetime at the last iteration",
     "num_iterations": "iterations recorded",
     "env_steps": "env steps sampled at the last iteration",
@@ -166,7 +172,7 @@ TRIAL_COLUMNS: dict[str, str] = {**AXIS_COLUMNS, **SUMMARY_COLUMNS}
 # with NaN (not known then), never a made-up 0.
 LATER_COLUMNS: frozenset[str] = frozenset(
     {"deadlock_guard_releases_lifetime", "deadlock_guard_releases", "stalls", "rung"}
-    | {"suggestion", "phase"}
+    | {"suggestion", "phase", "retries", "failures"}
 )
 
 # W&B and any other live sink use one fixed ``group/name`` scheme for the same numbers.

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from suite.store import schema
+from suite.store.failures import Failure, failures_text
 from suite.store.files import count_stalls, read_parquet, write_json, write_parquet
 from suite.store.summary import summarize_trial
 
@@ -44,6 +45,7 @@ class RunTables:
         self.status: dict[str, tuple[str, str]] = {}  # trial id -> (status, error)
         self.thresholds: dict[str, float] = {}
         self.stalls: dict[str, int] = {}  # trial id -> stall-<n>.txt files, counted at failures
+        self.failures: dict[str, list[Failure]] = {}  # trial id -> its failed attempts, in order
 
     def trial_dir(self, trial_id: str) -> Path:
         return self.run_dir / schema.TRIAL_CONFIG_DIR / trial_id
@@ -75,6 +77,34 @@ class RunTables:
     def count_stalls(self, trial_id: str) -> None:
         self.stalls[trial_id] = count_stalls(self.trial_dir(trial_id))
 
+    def add_failure(self, trial_id: str, failure: Failure) -> None:
+        self.failures.setdefault(trial_id, []).append(failure)
+        self.write_failures(trial_id)
+
+    def restarted(self, trial_id: str, first_iteration: int) -> None:
+        """A retried trial's next attempt reported ``first_iteration``: it resumed after the one
+        before (0: it started again from scratch)."""
+        failures = self.failures.get(trial_id) or []
+        if failures and failures[-1].retried and failures[-1].resumed_from_iteration is None:
+            failures[-1].resumed_from_iteration = first_iteration - 1
+            self.write_failures(trial_id)
+
+    def node_lost(self, node_id: str) -> list[str]:
+        """Mark the failures on ``node_id`` as on a lost node; the trials they belong to."""
+        marked = []
+        for trial_id, failures in self.failures.items():
+            for failure in failures:
+                if failure.node_id == node_id and not failure.node_lost:
+                    failure.node_lost = True
+                    marked.append(trial_id)
+        for trial_id in dict.fromkeys(marked):
+            self.write_failures(trial_id)
+        return list(dict.fromkeys(marked))
+
+    def write_failures(self, trial_id: str) -> None:
+        records = [failure.as_record() for failure in self.failures[trial_id]]
+        write_json(self.trial_dir(trial_id) / schema.FAILURES_FILE, records)
+
     def write_timing(
         self, trial_id: str, event: str, resources: dict, when: float | None = None
     ) -> None:
@@ -98,6 +128,9 @@ class RunTables:
         summary = summarize_trial(curve, self.thresholds.get(trial_id, math.nan))
         row = {**self.axes[trial_id], **summary, "status": status, "error": error}
         row["stalls"] = self.stalls.get(trial_id, 0)
+        failures = self.failures.get(trial_id, [])
+        row["retries"] = sum(failure.retried for failure in failures)
+        row["failures"] = failures_text(failures)
         return {column: row.get(column, math.nan) for column in self._trial_columns()}
 
     def _trial_columns(self) -> list[str]:
@@ -142,6 +175,12 @@ class RunTables:
             self.iterations[trial_id] = self._read_part(trial_id, schema.PART_ITERATIONS)
             self.learners[trial_id] = self._read_part(trial_id, schema.PART_LEARNERS)
             self.stalls[trial_id] = count_stalls(self.trial_dir(trial_id))
+            self.failures[trial_id] = self._read_failures(trial_id)
+
+    def _read_failures(self, trial_id: str) -> list[Failure]:
+        path = self.trial_dir(trial_id) / schema.FAILURES_FILE
+        records = json.loads(path.read_text()) if path.exists() else []
+        return [Failure.from_record(record) for record in records]
 
     def _read_part(self, trial_id: str, name: str) -> list[dict]:
         path = self.trial_dir(trial_id) / name

@@ -113,6 +113,13 @@ class SweepOptions:
         help="stop a trial that reports no result or no new env steps for this long, save its "
         "stacks and record it STALLED (default: max(120, 20 x its median iteration time))",
     )
+    node_wait: float = option(
+        300.0,
+        type=positive_float,
+        metavar="SECONDS",
+        help="after a node is lost, wait at most this long for room for a trial that no node "
+        "left can host, then record it as failed (default: 300)",
+    )
     deadlock_guard: bool = option(
         True,
         help="reproduce RLlib 2.60's own behaviour: a trial whose circular buffer drops a batch "

@@ -48,11 +48,24 @@ def _trial_rows(run: RunData, trials: pd.DataFrame, failed: pd.DataFrame) -> dic
             row | {"label": trial_label(row)}
             for row in failed[[*schema.AXIS_COLUMNS, "status", "error"]].to_dict("records")
         ],
+        "lost_nodes": run.metadata.get("lost_nodes") or [],
+        "retried": _retried(trials),
         "table_columns": trial_table.COLUMNS,
         "status_column": trial_table.STATUS_COLUMN,
         "table_rows": trial_table.rows(trials),
         "order_note": trial_table.order_note(run.metadata),
     }
+
+
+def _retried(trials: pd.DataFrame) -> list[dict]:
+    """Trials Tune started again after a failure, each failure on its own line."""
+    if "retries" not in trials:
+        return []  # a store from before retries were recorded
+    again = trials[trials["retries"].fillna(0) > 0]
+    return [
+        row | {"label": trial_label(row), "failure_lines": str(row["failures"]).splitlines()}
+        for row in again[[*schema.AXIS_COLUMNS, "status", "retries", "failures"]].to_dict("records")
+    ]
 
 
 def search_context(run: RunData) -> dict:

@@ -94,6 +94,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
         "overrides": options.overrides,
         "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
         "stall_timeout_s": options.stall_timeout,
+        "lost_nodes": [],  # nodes lost mid-run, added by the node watch as they go
         "thresholds": thresholds(plan),
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
@@ -163,6 +164,9 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
         unfinished += 1  # stopped between rungs: the race has trials left to start
     if run_meta.get("search") and not _finished(run_dir / schema.SEARCH_FILE):
         unfinished += 1  # stopped mid-search: suggestions or validation left to run
+    on_disk = run_dir / schema.RUN_METADATA_FILE
+    if on_disk.exists():  # what the node watch added while the run went on
+        run_meta["lost_nodes"] = json.loads(on_disk.read_text()).get("lost_nodes", [])
     run_meta |= {
         "ended_at": now(),
         "status": "interrupted" if unfinished else "completed",

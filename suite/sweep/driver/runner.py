@@ -15,7 +15,9 @@ from suite.store import schema
 from suite.store.files import write_json
 from suite.store.tables import RunTables
 from suite.sweep.driver.cluster import connect, local_cluster
+from suite.sweep.driver.node_watch import NodeWatch, SweepStopper
 from suite.sweep.driver.run_record import resumed, run_metadata
+from suite.sweep.driver.stall_watch import StallWatch
 from suite.sweep.driver.trial_ids import UniqueTrialIds
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import Plan, check_schedulable, plan_sweep
@@ -85,9 +87,20 @@ def callbacks(
         )
     wandb = resolve_settings(options.wandb, run_dir, options.wandb_entity, options.wandb_project)
     stalls = StallRecorder(run_dir, run_dir.name)
+    nodes = NodeWatch(run_dir, options.node_wait)
+    store = StoreWriter(
+        run_dir,
+        run_meta,
+        stall_reason=stalls.reason,
+        stopped_early=stopped_early,
+        lost_nodes=nodes.lost_ids,
+    )
+    nodes.on_lost, nodes.on_give_up = store.node_lost, store.give_up
     return [
+        StallWatch(run_dir.name, options.stall_timeout),  # ends trials whose process froze
+        nodes,
         stalls,  # before the writer: it tells the writer which failures were stalls
-        StoreWriter(run_dir, run_meta, stall_reason=stalls.reason, stopped_early=stopped_early),
+        store,
         ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval),
         *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
     ]
@@ -114,6 +127,8 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions
         ]
         param_space = {TRIAL_KEY: tune.grid_search(params)}
         search_alg = UniqueTrialIds(max_concurrent=options.max_concurrent or 0)
+    sinks = callbacks(plan, run_dir, run_meta, options, stopped_early)
+    node_watch = next(sink for sink in sinks if isinstance(sink, NodeWatch))
     return tune.Tuner(
         SuiteAPPO,
         param_space=param_space,
@@ -129,8 +144,8 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions
         run_config=tune.RunConfig(
             name="tune",
             storage_path=str(run_dir.resolve()),
-            stop=_stop_criteria(plan),
-            callbacks=callbacks(plan, run_dir, run_meta, options, stopped_early),
+            stop=SweepStopper(_stop_criteria(plan), node_watch),
+            callbacks=sinks,
             verbose=0,
             failure_config=tune.FailureConfig(max_failures=options.max_failures),
             checkpoint_config=checkpoint_config(plan),

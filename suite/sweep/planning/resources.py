@@ -86,15 +86,13 @@ def connected_cluster() -> Cluster:
     import ray
 
     nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
-    keep = [
-        {
-            k: v
-            for k, v in node.items()
-            if not k.startswith(("node:", "memory", "object_store_memory", "accelerator_type"))
-        }
-        for node in nodes
-    ]
-    return Cluster(tuple(keep))
+    return Cluster(tuple(usable_resources(node) for node in nodes))
+
+
+def usable_resources(resources: Mapping[str, float]) -> dict[str, float]:
+    """A node's resources a trial can ask for (not its ``node:<ip>`` label, memory and so on)."""
+    skip = ("node:", "memory", "object_store_memory", "accelerator_type")
+    return {key: value for key, value in resources.items() if not key.startswith(skip)}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ and when a run is resumed.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from ray.tune import Callback
 from suite.collect.rows import iteration_row, learner_rows
 from suite.configs.resolve import to_serializable
 from suite.store import schema
+from suite.store.failures import Failure
 from suite.store.files import write_json
 from suite.store.schema import TrialStatus
 from suite.store.tables import RunTables
@@ -42,8 +44,11 @@ class StoreWriter(Callback):
         run_metadata: dict[str, Any],
         stall_reason: Callable[[str], str | None] | None = None,
         stopped_early: Callable[[str], bool] | None = None,
+        lost_nodes: Callable[[], set[str]] | None = None,
     ):
         self.tables = RunTables(run_dir, run_metadata)
+        # The driver's node watch: the ids of nodes lost so far.
+        self._lost_nodes = lost_nodes or set
         self._stall_reason = stall_reason or _never_stalled
         # A search's stopper: whether it stopped the trial early (recorded as STOPPED).
         self._stopped_early = stopped_early or _never_stopped
@@ -67,6 +72,7 @@ class StoreWriter(Callback):
     def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
         trial_id = self._register(trial)
         row = iteration_row(result, self.tables.axes[trial_id])
+        self.tables.restarted(trial_id, row["iteration"])
         self.tables.add_rows(trial_id, [row], learner_rows(result, trial_id))
         self.tables.status[trial_id] = (TrialStatus.RUNNING, "")
         if "suite_node" in result:
@@ -82,14 +88,28 @@ class StoreWriter(Callback):
 
     def on_trial_recover(self, iteration, trials, trial, **info) -> None:
         self._count_stalls(trial.trial_id)  # a stalled attempt that Tune retries
+        self._record_failure(trial, retried=True)
+        self.tables.write_trials()
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
         self._count_stalls(trial.trial_id)
+        self._record_failure(trial, retried=False)
         stalled = self._stall_reason(trial.trial_id)
         if stalled:
             self._finish(trial, TrialStatus.STALLED, stalled)
         else:
             self._finish(trial, TrialStatus.ERROR, error_text(trial))
+
+    def node_lost(self, node_id: str) -> list[str]:
+        """The driver found ``node_id`` gone: failures on it say so. Returns their trials."""
+        marked = self.tables.node_lost(node_id)
+        if marked:
+            self.tables.write_trials()
+        return marked
+
+    def give_up(self, trial: Any, reason: str) -> None:
+        """A trial the driver stopped waiting for (it no longer fits on the nodes left)."""
+        self._finish(trial, TrialStatus.ERROR, reason)
 
     def on_experiment_end(self, trials, **info) -> None:
         self.consolidate()
@@ -114,6 +134,22 @@ class StoreWriter(Callback):
         self.tables.write_parts(trial_id)
         self.tables.write_trials()
         self.tables.consolidate()
+
+    def _record_failure(self, trial: Any, retried: bool) -> None:
+        trial_id = self._register(trial)
+        stalled = self._stall_reason(trial_id)
+        last = trial.last_result or {}
+        failure = Failure(
+            attempt=len(self.tables.failures.get(trial_id, [])) + 1,
+            at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            error=f"stalled: {stalled}" if stalled else error_text(trial),
+            node_id=(last.get("suite_node") or {}).get("node_id"),
+            node_address=last.get("node_ip"),
+            node_lost=(last.get("suite_node") or {}).get("node_id") in self._lost_nodes(),
+            stalled=bool(stalled),
+            retried=retried,
+        )
+        self.tables.add_failure(trial_id, failure)
 
     def _count_stalls(self, trial_id: str) -> None:
         self.tables.count_stalls(trial_id)

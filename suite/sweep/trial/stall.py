@@ -12,6 +12,7 @@ the driver's ``StallInbox``, and ends its process. Tune then sees a failed trial
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import statistics
@@ -83,7 +84,9 @@ def stall_reason(clock: TrialClock, limit: StallLimit, now: float) -> str | None
 
 
 class StallWatchdog:
-    """A daemon thread that calls ``on_stall(reason)`` once when ``stall_reason`` says so."""
+    """A daemon thread that calls ``on_stall(reason)`` once when ``stall_reason`` says so, and
+    ``on_beat()`` every ``beat_s`` until then (the driver reads beats that stop as a frozen
+    process: ``suite/sweep/driver/stall_watch.py``)."""
 
     def __init__(
         self,
@@ -91,10 +94,14 @@ class StallWatchdog:
         on_stall: Callable[[str], None],
         poll_s: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        on_beat: Callable[[], None] | None = None,
+        beat_s: float = 2.0,
     ):
         self.limit = limit
         self.trial = TrialClock(started_at=clock())
         self._on_stall = on_stall
+        self._on_beat = on_beat
+        self._beat_s = beat_s
         self._poll_s = poll_s
         self._now = clock
         self._lock = threading.Lock()
@@ -120,7 +127,13 @@ class StallWatchdog:
             self.trial.step_finished(self._now(), env_steps)
 
     def _watch(self) -> None:
-        while not self._stopped.wait(self._poll_s):
+        beaten_at = -math.inf
+        while True:
+            if self._on_beat and self._now() - beaten_at >= self._beat_s:
+                beaten_at = self._now()
+                self._on_beat()
+            if self._stopped.wait(self._poll_s):
+                return
             with self._lock:
                 reason = stall_reason(self.trial, self.limit, self._now())
             if reason:

@@ -17,7 +17,7 @@ from suite.collect.rows import env_steps
 from suite.ray_internals import set_trial_info, trial_info
 from suite.sweep.spec import TRIAL_KEY, trial_spec
 from suite.sweep.trial.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
-from suite.sweep.trial.stall_inbox import report_stall
+from suite.sweep.trial.stall_inbox import BEAT_S, Beats, claim_stall, report_stall
 
 # "package.module.Class": gymnasium ids never match (they carry a "-v<version>").
 _CLASS_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
@@ -62,6 +62,7 @@ class SuiteAPPO(APPO):
     def __init__(self, config=None, **kwargs):
         self._suite_setup_started_at = time.time()  # the trial holds its resources from here
         self._suite_watchdog = None
+        self._suite_helpers: dict[str, int] = {}  # env runner and learner pids, by name
         self._suite_env_steps = None  # a raced trial's own budget: its rung's env steps
         watchdog = tune_trial_info = None
         if isinstance(config, Mapping) and TRIAL_KEY in config:
@@ -97,21 +98,23 @@ class SuiteAPPO(APPO):
 
     def _start_watchdog(self, settings: Mapping[str, Any]) -> StallWatchdog:
         limit = StallLimit(settings.get("stall_timeout_s"))
-        helpers = helper_processes(self)
+        helpers = self._suite_helpers = helper_processes(self)
+
+        run_id = settings["run_id"]
 
         def on_stall(reason: str) -> None:
             print(f"Stall watchdog: {reason}; saving stacks, ending the trial", file=sys.stderr)
             try:
-                report_stall(
-                    settings["run_id"], self.trial_id, reason, stack_report(reason, helpers)
-                )
+                claim_stall(run_id, self.trial_id)  # the driver waits while stacks are saved
+                report_stall(run_id, self.trial_id, reason, stack_report(reason, helpers))
             except Exception as error:  # the trial must end either way; say why nothing was saved
                 print(f"Stall watchdog: could not hand over the stacks: {error!r}", file=sys.stderr)
             finally:
                 sys.stderr.flush()
                 os._exit(STALL_EXIT_CODE)  # the stuck train() cannot be unwound; Tune retries
 
-        return StallWatchdog(limit, on_stall).start()
+        beats = Beats(run_id, self.trial_id)
+        return StallWatchdog(limit, on_stall, on_beat=beats, beat_s=BEAT_S).start()
 
     def step(self) -> dict:
         import ray
@@ -128,6 +131,7 @@ class SuiteAPPO(APPO):
         result["suite_node"] = {
             "node_id": ray.get_runtime_context().get_node_id(),
             "setup_started_at": self._suite_setup_started_at,
+            "processes": {"trial": os.getpid(), **self._suite_helpers},
             **node_hardware(),
         }
         return result
