@@ -5,6 +5,8 @@ promoting a search's pick reads the same verdict."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -62,3 +64,56 @@ def short_of_budget(trials: pd.DataFrame) -> tuple[int, int]:
     finished = trials["status"] == TrialStatus.FINISHED
     held_out = trials[(trials["phase"] == "validation") & finished]
     return int(held_out["return_at_budget"].isna().sum()), len(held_out)
+
+
+@dataclass(frozen=True)
+class ShortGroup:
+    """Trials of a search that stopped before its env steps, for one reason."""
+
+    why: str  # the suggestion's status: "too slow" (its time cap), "stopped" (early stop), ...
+    trials: int
+    low: float  # the fewest env steps one of them reached
+    high: float  # the most
+    suggestions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BudgetReach:
+    """How many of a search's trials reached its env steps (scored there) and which did not."""
+
+    env_steps: float
+    reached: int
+    reached_low: float  # env steps the scored trials ran to (they overshoot the budget)
+    reached_high: float
+    short: tuple[ShortGroup, ...]
+
+    @property
+    def short_trials(self) -> int:
+        return sum(group.trials for group in self.short)
+
+
+def budget_reach(record: dict, trials: pd.DataFrame) -> BudgetReach:
+    """``trials``: ``search_trials``; a trial that sampled fewer env steps stopped short."""
+    steps = float(record["schedule"]["env_steps"])
+    status = {int(s["id"]): s["status"] for s in record["suggestions"]}
+    reached = trials["env_steps"] >= steps
+    full, short = trials[reached], trials[~reached]
+    groups = []
+    why_of = short["suggestion"].map(lambda sid: status.get(int(sid), "unknown"))
+    for why, group in short.groupby(why_of, sort=True):
+        groups.append(
+            ShortGroup(
+                why=str(why),
+                trials=len(group),
+                low=float(group["env_steps"].min()),
+                high=float(group["env_steps"].max()),
+                suggestions=tuple(sorted(int(sid) for sid in group["suggestion"].unique())),
+            )
+        )
+    return BudgetReach(
+        env_steps=steps,
+        reached=len(full),
+        reached_low=float(full["env_steps"].min()) if len(full) else float("nan"),
+        reached_high=float(full["env_steps"].max()) if len(full) else float("nan"),
+        short=tuple(groups),
+    )

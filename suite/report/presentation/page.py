@@ -38,6 +38,12 @@ from suite.store import schema
 from suite.store.reader import RunData
 from suite.store.schema import TrialStatus
 
+# The failed-trials line of a grid or race page without one: its cells can still lack a return.
+NO_FAILED = (
+    "none; every trial finished (status TERMINATED). A cell can still lack a return at the "
+    "budget (no episode ended by then), as the verdict says."
+)
+
 
 def _trial_rows(run: RunData, trials: pd.DataFrame, failed: pd.DataFrame) -> dict:
     """The failed trials' and the all-trials tables, as every report shows them."""
@@ -60,11 +66,13 @@ def search_context(run: RunData) -> dict:
     details = trial_details(run.path, trials["trial_id"])
     trials = with_run_order(trials, details)
     failed = trials[~trials["status"].isin([TrialStatus.FINISHED, TrialStatus.STOPPED])]
+    section = search_section(run.search, trials)
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "search": search_section(run.search, trials),
+        "search": section,
+        "failed_none": section["reach"]["failed"] if section else NO_FAILED,
         **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
@@ -111,6 +119,7 @@ def report_context(run: RunData) -> dict:
         "aggregation_folded": _aggregation_folded(aggregation),
         "scaling": sections.scaling(trials),
         **_trial_rows(run, trials, failed),
+        "failed_none": NO_FAILED,
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata | {"seeds": _seeds_ran(run)}),
         "reliability": reliability(trials, run.metadata, run.iterations),

@@ -15,6 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFormatter
 
 from suite.report.analysis.search import (
+    BudgetReach,
+    budget_reach,
     held_out_runs,
     phase_scores,
     short_of_budget,
@@ -46,6 +48,7 @@ def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
         if verdict
         else [],
         "short": _short_note(trials, schedule),
+        "reach": _reach_text(budget_reach(record, trials)),
         "suggestion_rows": _suggestion_rows(suggestions, trials),
         "counts": _counts(suggestions),
         "progress": _progress_figure(suggestions, schedule) if suggestions else None,
@@ -77,6 +80,46 @@ def _why_no_validation(record: dict) -> str:
 def _counts(suggestions: list[dict]) -> str:
     statuses = pd.Series([s["status"] for s in suggestions]).value_counts()
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+
+
+# Why a search trial stops before its env steps, by its suggestion's status.
+WHY_SHORT = {
+    "too slow": "the budget's time cap per trial ran out",
+    "stopped": "the early-stop test stopped their suggestion at the milestone",
+    "running": "the search ended before they finished",
+}
+
+
+def _reach_text(reach: BudgetReach) -> dict:
+    """How many trials reached the search's env steps, and at which env steps each was scored."""
+    steps = fmt(reach.env_steps)
+    span = _span(reach.reached_low, reach.reached_high)
+    scored = (
+        f"{reach.reached} reached {steps} env steps (they ran to {span}) and are scored at "
+        f"exactly {steps}, read off their curves"
+        if reach.reached
+        else f"none reached {steps} env steps"
+    )
+    if not reach.short:
+        return {"summary": scored + ".", "failed": "none; every trial reached the budget."}
+    parts = []
+    for group in reach.short:
+        which = ", ".join(str(sid) for sid in group.suggestions)
+        why = WHY_SHORT.get(group.why, f"their suggestion is {group.why}")
+        parts.append(
+            f"{group.trials} stopped short at {_span(group.low, group.high)} env steps "
+            f"(suggestion{'s' if len(group.suggestions) > 1 else ''} {which}: {why})"
+        )
+    short = "; ".join(parts)
+    return {
+        "summary": f"{scored}; {short}, so they have no score at the budget.",
+        "failed": f"none errored, but not every trial reached {steps} env steps: {short}; "
+        "they have no score at the budget.",
+    }
+
+
+def _span(low: float, high: float) -> str:
+    return fmt(low) if low == high else f"{fmt(low)}-{fmt(high)}"
 
 
 def _short_note(trials: pd.DataFrame, schedule: dict) -> str:
