@@ -59,3 +59,20 @@ def test_search_pages_count_the_trials_that_stopped_short_of_the_budget(
     assert f"stopped short at {span} env steps" in text
     assert "Failed trials: none errored, but not every trial reached" in text
     assert "Cells can still lack data" not in text
+
+
+def test_the_search_baseline_is_named_by_what_it_ran_not_by_a_library_name_that_moved(pages):
+    """``pendulum`` now resolves to this search's pick; the baseline ran the older pendulum."""
+    run = load_run(EXAMPLES / "example-pendulum_search-laptop")
+    found = search.baseline(run)
+    assert (found.config, found.commit) == ("pendulum", "5b6a2fb")
+    assert (found.settings["n"], found.settings["k"], found.settings["lr"]) == (
+        "16",
+        "4",
+        "0.00132",
+    )
+    assert found.settings["model.fcnet_hiddens"] == "256x256"
+    text = pages("example-pendulum_search-laptop")
+    assert "(the config itself)" not in text
+    assert "beats the baseline (pendulum as this search ran it) on 10 held-out seeds" in text
+    assert "when this search ran at commit 5b6a2fb" in text and "n=16, " in text

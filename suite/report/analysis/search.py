@@ -5,21 +5,86 @@ promoting a search's pick reads the same verdict."""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from suite.humanize import fmt
 from suite.report.analysis import budget
+from suite.report.analysis.trials import train_batch_per_learner
 from suite.stats.validation import Validation, validate
 from suite.store.reader import RunData
 from suite.store.schema import INCUMBENT, TrialStatus
 
 
 def suggestion_name(suggestion: int, config: str) -> str:
+    """A suggestion's name on the page; the baseline is named as the search ran it: a library
+    name can move (a promotion points ``pendulum`` at its pick), the baseline's settings do not."""
     return (
-        f"{config} (the config itself)" if suggestion == INCUMBENT else f"suggestion {suggestion}"
+        f"the baseline ({config} as this search ran it)"
+        if suggestion == INCUMBENT
+        else f"suggestion {suggestion}"
     )
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the search's baseline (the config itself) ran: its name then, the commit, and its
+    value of every searched setting, read from a baseline trial's resolved config."""
+
+    config: str
+    commit: str
+    settings: dict[str, str]
+
+
+# Searched settings stored under another name in RLlib's resolved config.
+RESOLVED_NAMES = {
+    "n": "circular_buffer_num_batches",
+    "k": "circular_buffer_iterations_per_batch",
+}
+
+
+def baseline(run: RunData) -> Baseline | None:
+    """None when no baseline trial left its config."""
+    record = run.search
+    ids = sorted(run.trials.loc[run.trials["suggestion"] == INCUMBENT, "trial_id"])
+    for trial_id in ids:
+        path = run.path / "trials" / str(trial_id) / "config.json"
+        try:
+            stored = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        config = stored.get("resolved_config", {})
+        settings = {
+            name: _shown(resolved_setting(config, name)) for name in record["schedule"]["space"]
+        }
+        commit = str(stored.get("run", {}).get("git_commit") or "")
+        return Baseline(record["config"], commit[:7], settings)
+    return None
+
+
+def resolved_setting(config: dict, name: str):
+    """A searched setting's value in a stored resolved config (None: not found)."""
+    if name == "observation_filter":
+        return "mean_std" if "mean_std" in str(config.get("_env_to_module_connector")) else "none"
+    if name.startswith("model."):
+        field = re.escape(name.removeprefix("model."))
+        found = re.search(rf"\b{field}=(\[[^\]]*\]|[^,)]+)", str(config.get("_model_config")))
+        return found.group(1).strip("'") if found else None
+    if name == "train_batch_size_per_learner":
+        return train_batch_per_learner(config)
+    return config.get(RESOLVED_NAMES.get(name, name))
+
+
+def _shown(value) -> str:
+    if isinstance(value, str) and value.startswith("["):  # a model's layer sizes, as labelled
+        return "x".join(part.strip() for part in value.strip("[]").split(","))
+    if value is None:
+        return "RLlib's default"
+    return fmt(value)
 
 
 def search_trials(run: RunData) -> pd.DataFrame:

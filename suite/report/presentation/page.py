@@ -66,7 +66,7 @@ def search_context(run: RunData) -> dict:
     details = trial_details(run.path, trials["trial_id"])
     trials = with_run_order(trials, details)
     failed = trials[~trials["status"].isin([TrialStatus.FINISHED, TrialStatus.STOPPED])]
-    section = search_section(run.search, trials)
+    section = search_section(run.search, trials, run)
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),

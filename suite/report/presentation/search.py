@@ -16,6 +16,7 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFor
 
 from suite.report.analysis.search import (
     BudgetReach,
+    baseline,
     budget_reach,
     held_out_runs,
     phase_scores,
@@ -32,7 +33,8 @@ PANELS_PER_ROW = 4
 NUMBERS = ("env_steps", "milestone_env_steps", "first_seed", "validation_first_seed")
 
 
-def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
+def search_section(record: dict | None, trials: pd.DataFrame, run=None) -> dict | None:
+    """``run``: the search's ``RunData``, whose baseline trials say what the baseline ran."""
     if not record:
         return None
     schedule, config = record["schedule"], record["config"]
@@ -49,6 +51,7 @@ def search_section(record: dict | None, trials: pd.DataFrame) -> dict | None:
         else [],
         "short": _short_note(trials, schedule),
         "reach": _reach_text(budget_reach(record, trials)),
+        "baseline": _baseline_note(baseline(run)) if run is not None else "",
         "suggestion_rows": _suggestion_rows(suggestions, trials),
         "counts": _counts(suggestions),
         "progress": _progress_figure(suggestions, schedule) if suggestions else None,
@@ -80,6 +83,18 @@ def _why_no_validation(record: dict) -> str:
 def _counts(suggestions: list[dict]) -> str:
     statuses = pd.Series([s["status"] for s in suggestions]).value_counts()
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+
+
+def _baseline_note(found) -> str:
+    if found is None:
+        return ""
+    settings = ", ".join(f"{name}={value}" for name, value in found.settings.items())
+    commit = f" at commit {found.commit}" if found.commit else ""
+    return (
+        f"The baseline is {found.config} as the library resolved it when this search ran"
+        f"{commit}, whatever that name resolves to now (promoting a pick points the name at "
+        f"it): {settings}."
+    )
 
 
 # Why a search trial stops before its env steps, by its suggestion's status.
