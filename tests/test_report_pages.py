@@ -1,13 +1,16 @@
 """What the committed example pages say, against their own stores: each claim a reader of the
 pages found untrue or undecodable (issue 33, item 5), now computed and worded at its source."""
 
+import html
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from suite.report import build_report
 from suite.report.analysis import search
+from suite.stats.validation import validate
 from suite.store.reader import load_run
 
 EXAMPLES = Path(__file__).parent.parent / "results"
@@ -16,7 +19,7 @@ EXAMPLES = Path(__file__).parent.parent / "results"
 def words(page: str) -> str:
     """The page's text as a reader sees it: no tags, one space between words."""
     text = re.sub(r"<style>.*?</style>|<script.*?</script>", " ", page, flags=re.S)
-    text = re.sub(r"<[^>]+>", " ", text).replace("&#39;", "'").replace("&amp;", "&")
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
     return re.sub(r"\s+", " ", text)
 
 
@@ -76,3 +79,24 @@ def test_the_search_baseline_is_named_by_what_it_ran_not_by_a_library_name_that_
     assert "(the config itself)" not in text
     assert "beats the baseline (pendulum as this search ran it) on 10 held-out seeds" in text
     assert "when this search ran at commit 5b6a2fb" in text and "n=16, " in text
+
+
+def test_the_cartpole_search_headline_names_every_suggestion_that_beats_the_baseline(pages):
+    text = pages("example-cartpole_search-laptop")
+    status = text[text.index("Promote suggestion 1:") :]
+    status = status[: status.index(". ")]
+    assert "suggestion 1 and suggestion 3 each beat the baseline" in status
+    assert "suggestion 3 IQM 220 [179, 263], p = 0.02 under its Holm limit 0.025" in status
+    assert "it also beats suggestion 3 (p = 0.019 < 0.05)" in status
+
+
+def test_suggestions_that_beat_the_baseline_but_not_each_other_are_named_as_tied():
+    base = np.arange(10.0)
+    verdict = validate(
+        {"base": base, "a": base + 20.0, "b": base + 19.5, "c": base - 1}, "base", 0.05
+    )
+    assert verdict.pick == "a" and verdict.tied == ("b",)
+    reason = verdict.reason()
+    assert "a and b each beat base" in reason
+    assert "a ties with b (p = " in reason and "cannot order them" in reason
+    assert "c" not in reason.split("each beat")[0]
