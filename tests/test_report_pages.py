@@ -100,3 +100,26 @@ def test_suggestions_that_beat_the_baseline_but_not_each_other_are_named_as_tied
     assert "a and b each beat base" in reason
     assert "a ties with b (p = " in reason and "cannot order them" in reason
     assert "c" not in reason.split("each beat")[0]
+
+
+def test_the_pendulum_search_draws_no_panel_for_lambda_or_for_a_setting_with_one_value(pages):
+    record = load_run(EXAMPLES / "example-pendulum_search-laptop").search
+    plotted, unread, constant = search.settings_to_plot(record)
+    assert "lambda" in unread and "lambda" not in plotted
+    assert constant == {
+        "grad_clip": "0.5",
+        "model.fcnet_activation": "tanh",
+        "observation_filter": "mean_std",
+        "target_network_update_freq": "2",
+    }
+    text = pages("example-pendulum_search-laptop")
+    assert "Not drawn: lambda: RLlib 2.60's APPO never reads lambda" in text
+    cartpole = search.settings_to_plot(load_run(EXAMPLES / "example-cartpole_search-laptop").search)
+    assert cartpole[2] == {"train_batch_size_per_learner": "256"}
+
+
+def test_the_search_early_stop_is_said_in_plain_words(pages):
+    text = pages("example-cartpole_search-laptop")
+    assert "at alpha, once per suggestion" not in text
+    assert "once per suggestion, when its seeds reach 25,000 env steps" in text
+    assert "stopped when p is under 0.05" in text

@@ -182,3 +182,28 @@ def budget_reach(record: dict, trials: pd.DataFrame) -> BudgetReach:
         reached_high=float(full["env_steps"].max()) if len(full) else float("nan"),
         short=tuple(groups),
     )
+
+
+# Searched settings RLlib 2.60's APPO never reads: a panel of them plots noise against a setting
+# with no effect (older searches searched lambda; ``suite.sweep.search.spaces`` no longer does).
+UNREAD_BY_APPO = {
+    "lambda": "RLlib 2.60's APPO never reads lambda (its V-trace takes none; only PPO's GAE "
+    "does), so the scores cannot depend on it",
+}
+
+
+def settings_to_plot(record: dict) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(searched settings worth a panel, unread setting -> why, constant setting -> its value):
+    a setting APPO never reads, or one every completed suggestion shares, says nothing against
+    the score."""
+    done = [s for s in record["suggestions"] if s["status"] == "complete"]
+    shown, unread, constant = [], {}, {}
+    for name in record["schedule"]["space"]:
+        values = {str(s["labels"].get(name)) for s in done}
+        if name in UNREAD_BY_APPO:
+            unread[name] = UNREAD_BY_APPO[name]
+        elif len(values) == 1:
+            constant[name] = values.pop()
+        else:
+            shown.append(name)
+    return shown, unread, constant

@@ -20,6 +20,7 @@ from suite.report.analysis.search import (
     budget_reach,
     held_out_runs,
     phase_scores,
+    settings_to_plot,
     short_of_budget,
     suggestion_name,
     validation,
@@ -40,6 +41,7 @@ def search_section(record: dict | None, trials: pd.DataFrame, run=None) -> dict 
     schedule, config = record["schedule"], record["config"]
     verdict = validation(record, trials)
     suggestions = [s for s in record["suggestions"] if s["id"] != INCUMBENT]
+    plotted, unread, constant = settings_to_plot(record)
     return {
         "schedule": schedule,
         "numbers": {key: fmt(schedule[key]) for key in NUMBERS},
@@ -55,7 +57,8 @@ def search_section(record: dict | None, trials: pd.DataFrame, run=None) -> dict 
         "suggestion_rows": _suggestion_rows(suggestions, trials),
         "counts": _counts(suggestions),
         "progress": _progress_figure(suggestions, schedule) if suggestions else None,
-        "settings": _settings_figure(suggestions, schedule),
+        "settings": _settings_figure(suggestions, schedule, plotted),
+        "settings_left_out": _left_out_note(unread, constant),
         "held_out": _validation_figure(record, trials, verdict) if verdict else None,
     }
 
@@ -230,9 +233,9 @@ def _evidence(s: dict) -> str:
 
 @figures.styled
 def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
-    figure = Figure(figsize=(7.5, 3.2))
+    figure = Figure(figsize=(7.5, 3.6))
     axes = figure.add_subplot()
-    figure.subplots_adjust(left=0.11, right=0.98, top=0.9, bottom=0.16)
+    figure.subplots_adjust(left=0.11, right=0.98, top=0.91, bottom=0.27)
     done = [s for s in suggestions if s["status"] == "complete"]
     stopped = [s for s in suggestions if s["status"] == "stopped"]
     axes.plot(
@@ -256,14 +259,25 @@ def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
     axes.set_xlabel("suggestion (in the order asked)")
     axes.set_ylabel(f"return at {fmt(schedule['env_steps'])} steps")
     axes.set_title("The search: each suggestion's score, and the best so far")
-    axes.legend(loc="lower right")
+    # below the axes: inside, any corner can cover a suggestion's point
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3, frameon=False)
     return figures.encode(figure, "each suggestion's score against the order asked")
 
 
+def _left_out_note(unread: dict[str, str], constant: dict[str, str]) -> str:
+    """One line for the settings without a panel, and why."""
+    parts = [f"{name}: {why}" for name, why in unread.items()]
+    if constant:
+        values = ", ".join(f"{name}={value}" for name, value in constant.items())
+        parts.append(f"one value in every completed suggestion, so nothing to compare: {values}")
+    return ("Not drawn: " + "; ".join(parts) + ".") if parts else ""
+
+
 @figures.styled
-def _settings_figure(suggestions: list[dict], schedule: dict) -> figures.Image | None:
+def _settings_figure(
+    suggestions: list[dict], schedule: dict, names: list[str]
+) -> figures.Image | None:
     done = [s for s in suggestions if s["status"] == "complete"]
-    names = list(schedule["space"])
     if not done or not names:
         return None
     rows = math.ceil(len(names) / PANELS_PER_ROW)
