@@ -123,3 +123,14 @@ def test_the_search_early_stop_is_said_in_plain_words(pages):
     assert "at alpha, once per suggestion" not in text
     assert "once per suggestion, when its seeds reach 25,000 env steps" in text
     assert "stopped when p is under 0.05" in text
+
+
+def test_the_quickstart_says_which_cells_dropped_and_what_its_batches_held(pages):
+    text = pages("example-atari_nk-smoke")
+    assert "cannot drop, and none of them did" not in text
+    assert (
+        "Drops only where the rule allows them: 4 of 4 cells can drop and 3 of them did "
+        "(steady-state drop fraction 0.167)" in text
+    )
+    assert "train batch per learner 500 (the setting; measured: each batch held 846" in text
+    assert "each batch held 816 env steps" in text

@@ -87,6 +87,15 @@ def train_batch_per_learner(config: dict) -> float:
     return float(total // (config.get("num_learners") or 1)) if total else math.nan
 
 
+def env_steps_per_batch(iterations: pd.DataFrame) -> pd.Series:
+    """trial_id -> the env steps of the batches its buffer received, on average over the run (a
+    batch can hold more than the train batch setting: RLlib fills it with whole rollout
+    fragments from every env)."""
+    last = iterations.sort_values(["trial_id", "iteration"]).groupby("trial_id").last()
+    batches = last["buffer_batches_added_lifetime"].where(lambda v: v > 0)
+    return (last["buffer_env_steps_added_lifetime"] / batches).dropna()
+
+
 def _read_json(path: Path) -> dict:
     try:
         value = json.loads(path.read_text())

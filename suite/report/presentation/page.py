@@ -15,6 +15,7 @@ from suite.report.analysis import broadcast, metrics, search
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
 from suite.report.analysis.trials import (
+    env_steps_per_batch,
     in_canonical_order,
     prepared_trials,
     trial_details,
@@ -190,7 +191,7 @@ def _setting(
             verdict_of.get(setting.env),
             ks,
         ),
-        "settings_note": _rate_settings(trials),
+        "settings_note": _rate_settings(trials, iterations),
         "returns_folded": broadcast.no_broadcast_text(trials),
     }
 
@@ -252,8 +253,9 @@ def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame, missing: dict) -> str
     return note
 
 
-def _rate_settings(trials: pd.DataFrame) -> str:
-    """The settings that drive sampling and learning rates, as they ran."""
+def _rate_settings(trials: pd.DataFrame, iterations: pd.DataFrame) -> str:
+    """The settings that drive sampling and learning rates, as they ran; the train batch with
+    the env steps its batches really held."""
     parts = []
     for column, label in (
         ("num_env_runners", "env runners"),
@@ -263,4 +265,11 @@ def _rate_settings(trials: pd.DataFrame) -> str:
     ):
         values = sorted(trials[column].dropna().unique())
         parts.append(f"{label} {', '.join(fmt(float(v)) for v in values) or 'n/a'}")
+    held = env_steps_per_batch(iterations)
+    if len(held):
+        low, high = fmt(float(held.min())), fmt(float(held.max()))
+        parts[-1] += (
+            f" (the setting; measured: each batch held {low if low == high else f'{low}-{high}'} "
+            "env steps on average)"
+        )
     return "; ".join(parts)
