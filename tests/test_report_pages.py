@@ -134,3 +134,71 @@ def test_the_quickstart_says_which_cells_dropped_and_what_its_batches_held(pages
     )
     assert "train batch per learner 500 (the setting; measured: each batch held 846" in text
     assert "each batch held 816 env steps" in text
+
+
+# The figures whose lines stand for cells or suggestions, by the start of their alt text.
+LINE_FIGURES = ("learning curves", "buffer over time", "each suggestion")
+
+
+def drawn_figures(example: str, tmp_path, monkeypatch) -> dict:
+    """alt text -> the matplotlib figure, for every figure of the example's page."""
+    from suite.report.presentation import figures
+
+    found = {}
+    drawn = figures.encode
+
+    def keep(figure, alt):
+        found[alt] = figure
+        return figures.Image("data:,", 1, alt)
+
+    import sys
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("suite.") and (
+            getattr(module, "encode", None) is drawn
+        ):
+            monkeypatch.setattr(module, "encode", keep)
+    build_report(EXAMPLES / example, tmp_path / "page.html")
+    return {alt: figure for alt, figure in found.items() if alt.startswith(LINE_FIGURES)}
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        "example-atari_nk-smoke",
+        "example-continuous_nk-laptop-race",
+        "example-cartpole_search-laptop",
+        "example-aggregation_window-smoke",
+    ],
+)
+def test_every_drawn_line_has_its_own_legend_entry_and_look(example, tmp_path, monkeypatch):
+    """The quickstart's wall-time panel drew 4 lines with 1 entry, the race's 6 with 4, the
+    buffer diagnostics drew K=1's lines in K=32's colour with one entry per K, and the CartPole
+    search's legend covered a point."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    checked = 0
+    for alt, figure in drawn_figures(example, tmp_path, monkeypatch).items():
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        for axis in figure.axes:
+            lines = [
+                line
+                for line in axis.get_lines()
+                if len(line.get_xdata()) and line.get_gid() != "reference"
+            ]
+            if not lines:
+                continue
+            legend = axis.get_legend()
+            assert legend is not None, f"{alt}, {axis.get_title()}: no legend"
+            entries = [text.get_text() for text in legend.get_texts()]
+            assert len(entries) == len(lines), f"{alt}, {axis.get_title()}: {entries}"
+            assert sorted(entries) == sorted(line.get_label() for line in lines)
+            looks = {
+                (str(line.get_color()), line.get_linestyle(), line.get_marker()) for line in lines
+            }
+            assert len(looks) == len(lines), f"{alt}, {axis.get_title()}: two lines look alike"
+            # outside the axes: a legend inside can cover data (CartPole's suggestion 11)
+            box = legend.get_window_extent(renderer)
+            assert not box.overlaps(axis.get_window_extent(renderer)), f"{alt}: legend on data"
+            checked += 1
+    assert checked >= 1
