@@ -202,3 +202,25 @@ def test_every_drawn_line_has_its_own_legend_entry_and_look(example, tmp_path, m
             assert not box.overlaps(axis.get_window_extent(renderer)), f"{alt}: legend on data"
             checked += 1
     assert checked >= 1
+
+
+def test_a_race_row_says_what_each_number_compares(pages):
+    text = pages("example-continuous_nk-laptop-race")
+    assert "P(leader better)" not in text
+    assert (
+        "N=16, K=32 (5 seeds, IQM -949): kept: its strongest test, N=16, K=4 better than "
+        "N=16, K=32, one-sided Welch p = 0.125, is above its Holm limit 0.00167; P(the leader, "
+        "N=1, K=1, beats N=16, K=32) 0.60 (95% CI 0.20-1.00)" in text
+    )
+
+
+def test_a_race_that_eliminated_nothing_draws_no_chart_of_equal_bars(pages):
+    from suite.report.presentation.race import race_section
+
+    run = load_run(EXAMPLES / "example-continuous_nk-laptop-race")
+    assert race_section(run.race, run.trials)["image"] is None
+    assert "Every cell raced every rung and spent the same 500,000 env steps" in pages(
+        "example-continuous_nk-laptop-race"
+    )
+    tuned = load_run(EXAMPLES / "example-continuous_nk-laptop_k-race")  # eliminated nothing too
+    assert race_section(tuned.race, tuned.trials)["image"] is None
