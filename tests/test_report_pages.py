@@ -140,7 +140,7 @@ def test_the_quickstart_says_which_cells_dropped_and_what_its_batches_held(pages
 LINE_FIGURES = ("learning curves", "buffer over time", "each suggestion")
 
 
-def drawn_figures(example: str, tmp_path, monkeypatch) -> dict:
+def drawn_figures(example: str, tmp_path, monkeypatch, kinds=LINE_FIGURES) -> dict:
     """alt text -> the matplotlib figure, for every figure of the example's page."""
     from suite.report.presentation import figures
 
@@ -159,7 +159,7 @@ def drawn_figures(example: str, tmp_path, monkeypatch) -> dict:
         ):
             monkeypatch.setattr(module, "encode", keep)
     build_report(EXAMPLES / example, tmp_path / "page.html")
-    return {alt: figure for alt, figure in found.items() if alt.startswith(LINE_FIGURES)}
+    return {alt: figure for alt, figure in found.items() if alt.startswith(kinds)}
 
 
 @pytest.mark.parametrize(
@@ -224,3 +224,24 @@ def test_a_race_that_eliminated_nothing_draws_no_chart_of_equal_bars(pages):
     )
     tuned = load_run(EXAMPLES / "example-continuous_nk-laptop_k-race")  # eliminated nothing too
     assert race_section(tuned.race, tuned.trials)["image"] is None
+
+
+def test_a_colour_bar_is_labelled_at_both_ends_of_its_scale(tmp_path, monkeypatch):
+    """The race's staleness bar ran to 5.05 with its top tick labelled 5, under a cell of 5.05."""
+    found = drawn_figures(
+        "example-continuous_nk-laptop-race", tmp_path, monkeypatch, kinds=("staleness",)
+    )
+    (figure,) = found.values()
+    bar = figure.axes[-1]  # the colour bar's own axes
+    labels = [label.get_text() for label in bar.get_yticklabels()]
+    assert labels[0] == "0" and labels[-1] == "5.05"
+
+
+def test_maps_of_one_colour_are_left_out_with_one_line(pages):
+    race = pages("example-continuous_nk-laptop-race")
+    assert (
+        "Not mapped, since every cell would show one colour: reuse, whole run 1-1.04 in every "
+        "cell (every batch was trained on about once: K never binds)" in race
+    )
+    quickstart = pages("example-atari_nk-smoke")
+    assert "return at budget 0.272 in every cell" in quickstart

@@ -142,3 +142,19 @@ def scaling_table(trials: pd.DataFrame) -> pd.DataFrame | None:
     table["speedup"] = table["env_steps_per_s"] / base
     table["parallel_efficiency"] = table["speedup"] / (workers / base_workers)
     return table
+
+
+FLAT_SHARE = 0.05  # a map whose cells span under this share of its colour scale shows one colour
+
+
+def flat_range(values: pd.Series, scale: tuple[float, float]) -> tuple[float, float] | None:
+    """(lowest, highest) of a map's finite cell values when they span less than ``FLAT_SHARE``
+    of its colour scale, so every cell is one colour and the map says nothing; else None."""
+    finite = values.replace([np.inf, -np.inf], np.nan).dropna()
+    if finite.empty:
+        return None
+    low, high = float(finite.min()), float(finite.max())
+    width = scale[1] - scale[0]
+    if high - low <= FLAT_SHARE * width or (width <= 0 and high == low):
+        return low, high
+    return None
