@@ -245,3 +245,13 @@ def test_maps_of_one_colour_are_left_out_with_one_line(pages):
     )
     quickstart = pages("example-atari_nk-smoke")
     assert "return at budget 0.272 in every cell" in quickstart
+
+
+def test_the_buffer_table_drops_advice_it_cannot_give_and_says_its_units(pages):
+    text = pages("example-atari_nk-smoke")
+    assert "No advice for any cell" not in text and "busy s" not in text
+    assert "The advice columns are left out: each cell put at most 6 batches" in text
+    assert "advice (measured)" not in text and "model's advice" not in text
+    assert "learner speed, env steps trained per second of learner work" in text
+    assert "drop ±" not in text and "drop fraction ±" not in text
+    assert "drop fraction off by 0.294, reuse by 0.128 (absolute)" in text
