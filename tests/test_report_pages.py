@@ -255,3 +255,21 @@ def test_the_buffer_table_drops_advice_it_cannot_give_and_says_its_units(pages):
     assert "learner speed, env steps trained per second of learner work" in text
     assert "drop ±" not in text and "drop fraction ±" not in text
     assert "drop fraction off by 0.294, reuse by 0.128 (absolute)" in text
+
+
+def test_rllib_counter_on_the_pendulum_race_is_explained_as_minibatch_updates(pages):
+    """RLlib ÷ suite = 158-164 there: 10 epochs x 4,080 / 250 minibatches, once per batch."""
+    from suite.report.analysis.rllib_counter import rllib_relation
+    from suite.report.analysis.trials import prepared_trials
+
+    run = load_run(EXAMPLES / "example-continuous_nk-laptop-race")
+    table = rllib_relation(run.iterations, prepared_trials(run))
+    assert set(table["matches"]) == {"minibatch updates"}
+    assert table["minibatches"].round(2).eq(16.32).all()
+    text = pages("example-continuous_nk-laptop-race")
+    assert "matching none of" not in text
+    assert (
+        "RLlib ÷ suite = 158–164. RLlib adds a batch's env steps to its counter on every "
+        "minibatch update: 10 epochs × 16.3 minibatches of 250 rows in a 4,080-env-step batch"
+        in text
+    )

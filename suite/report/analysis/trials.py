@@ -54,8 +54,8 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
 
 
 def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
-    """trial_id -> started_at (epoch s), train batch, fragment length and num_epochs, from the
-    trial folders."""
+    """trial_id -> started_at (epoch s), train batch, fragment length, num_epochs and
+    minibatch_size (NaN: none, one minibatch per batch), from the trial folders."""
     rows = []
     for trial_id in trial_ids:
         folder = run_path / "trials" / str(trial_id)
@@ -68,9 +68,10 @@ def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
                 "train_batch": train_batch_per_learner(config),
                 "fragment": config.get("rollout_fragment_length", math.nan),
                 "num_epochs": config.get("num_epochs") or math.nan,
+                "minibatch_size": config.get("minibatch_size") or math.nan,
             }
         )
-    columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs"]
+    columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs", "minibatch_size"]
     return pd.DataFrame(rows, columns=columns)
 
 
