@@ -240,7 +240,7 @@ def test_a_colour_bar_is_labelled_at_both_ends_of_its_scale(tmp_path, monkeypatc
 def test_maps_of_one_colour_are_left_out_with_one_line(pages):
     race = pages("example-continuous_nk-laptop-race")
     assert (
-        "Not mapped, since every cell would show one colour: reuse, whole run 1-1.04 in every "
+        "Not mapped, since every cell would show one colour: reuse, whole run 1 to 1.04 in every "
         "cell (every batch was trained on about once: K never binds)" in race
     )
     quickstart = pages("example-atari_nk-smoke")

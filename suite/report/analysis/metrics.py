@@ -144,17 +144,18 @@ def scaling_table(trials: pd.DataFrame) -> pd.DataFrame | None:
     return table
 
 
-FLAT_SHARE = 0.05  # a map whose cells span under this share of its colour scale shows one colour
+FLAT_SHARE = 0.05  # cells spanning under this share of the colour scale all show one colour
 
 
 def flat_range(values: pd.Series, scale: tuple[float, float]) -> tuple[float, float] | None:
-    """(lowest, highest) of a map's finite cell values when they span less than ``FLAT_SHARE``
-    of its colour scale, so every cell is one colour and the map says nothing; else None."""
+    """(lowest, highest) of a map's finite cell values when the map says nothing: they span
+    under ``FLAT_SHARE`` of its colour scale (one colour) and under that share of their own
+    size (the numbers written in barely differ either); else None."""
     finite = values.replace([np.inf, -np.inf], np.nan).dropna()
     if finite.empty:
         return None
     low, high = float(finite.min()), float(finite.max())
-    width = scale[1] - scale[0]
-    if high - low <= FLAT_SHARE * width or (width <= 0 and high == low):
-        return low, high
-    return None
+    spread = high - low
+    one_colour = spread <= FLAT_SHARE * (scale[1] - scale[0])
+    same_numbers = spread <= FLAT_SHARE * max(abs(low), abs(high))
+    return (low, high) if one_colour and same_numbers else None

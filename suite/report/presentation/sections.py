@@ -164,7 +164,7 @@ def _flat_note(parts: list[str]) -> str:
 
 def _flat_text(metric: metrics.Metric, found: tuple[float, float]) -> str:
     low, high = found
-    span = fmt(low) if fmt(low) == fmt(high) else f"{fmt(low)}-{fmt(high)}"
+    span = fmt(low) if fmt(low) == fmt(high) else f"{fmt(low)} to {fmt(high)}"
     text = f"{metric.label} {span} in every cell"
     if metric is metrics.REUSE and high < 1.1:
         text += " (every batch was trained on about once: K never binds)"
