@@ -159,7 +159,7 @@ def _validation_rows(verdict: Validation, runs: dict[str, int]) -> list[dict]:
             "seeds": f"{verdict.incumbent_seeds} of {runs.get(verdict.incumbent, 0)}",
             "iqm": _ci(verdict.incumbent_iqm),
             "improvement": "",
-            "test": "the config it would replace",
+            "test": "the baseline it would replace",
             "beats": "",
         }
     ]
