@@ -95,16 +95,20 @@ class Validation:
             if n in self.tied
         ]
         if better:
-            text += f"; {best.name} is the one promoted: it also beats {', '.join(better)}"
+            text += f"; {best.name} is the one promoted: it also beats {_and(better)}"
         if tied:
             text += (
-                f"; {best.name} ties with {', '.join(tied)}: the held-out seeds cannot order "
+                f"; {best.name} ties with {_and(tied)}: the held-out seeds cannot order "
                 f"them, and {best.name} is promoted for its higher IQM"
             )
         return text
 
     def candidate(self, name: str) -> Candidate:
         return next(c for c in self.candidates if c.name == name)
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def _interval(interval: Interval) -> str:
