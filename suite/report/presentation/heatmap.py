@@ -63,7 +63,7 @@ def _label_ends(colours, norm: Normalize) -> None:
     a bar that runs to 5.05 read as a cell above the scale's maximum."""
     low, high = float(norm.vmin), float(norm.vmax)
     inner = [
-        t for t in colours.get_ticks() if low + 0.1 * (high - low) < t < high - 0.1 * (high - low)
+        t for t in colours.get_ticks() if low + 0.15 * (high - low) < t < high - 0.15 * (high - low)
     ]
     ticks = [low, *inner, high]
     colours.set_ticks(ticks, labels=[fmt(t) for t in ticks])
