@@ -8,6 +8,7 @@ Reads ``search.json`` (what the search decided, and why) and the trials table, t
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -320,7 +321,8 @@ def _validation_figure(record: dict, trials: pd.DataFrame, verdict: Validation) 
         if iqm.known:
             axes.plot([iqm.low, iqm.high], [row, row], color=color, linewidth=3, alpha=0.5)
         axes.plot([iqm.point], [row], "D", color=color)
-    axes.set_yticks(range(len(order)), order)
+    # wrapped: the baseline's name ("the baseline (pendulum as this search ran it)") is long
+    axes.set_yticks(range(len(order)), [textwrap.fill(name, 24) for name in order])
     axes.invert_yaxis()
     axes.set_xlabel(f"return at {fmt(record['schedule']['env_steps'])} env steps, held-out seeds")
     axes.set_title("Validation: each held-out seed (|), the IQM (◆) and its 95% CI")
