@@ -195,7 +195,7 @@ def test_the_report_states_the_held_out_verdict(searched):
     verdict = _verdict(run_dir)
     assert "The search and its verdict" in html
     assert verdict.reason().replace("'", "&#39;") in html
-    assert "cartpole_probed (the config itself)" in html
+    assert "the baseline (cartpole_probed as this search ran it)" in html
 
 
 def _promote(run_dir, promoted_dir):
@@ -259,8 +259,8 @@ def test_promote_refuses_when_no_suggestion_beats_the_config(searched, tmp_path)
     done = _promote(store, tmp_path / "promoted")
     assert done.returncode == 2
     assert (
-        "refusing to promote: no suggestion beats cartpole_probed (the config itself)"
-        in done.stderr
+        "refusing to promote: no suggestion beats the baseline (cartpole_probed as this search "
+        "ran it)" in done.stderr
     )
     assert not (tmp_path / "promoted").exists()
 

@@ -43,6 +43,8 @@ class Validation:
     alpha: float
     pick: str | None  # the best suggestion that beats the incumbent; None: none does
     tied: tuple[str, ...]  # suggestions that also beat it and the pick is not better than
+    # every other suggestion that beats the incumbent -> one-sided Welch p of the pick over it
+    pick_over: tuple[tuple[str, float], ...] = ()
 
     @property
     def promotable(self) -> bool:
@@ -52,12 +54,13 @@ class Validation:
         """One sentence with the numbers: why the pick is promoted, or why nothing is."""
         if self.pick is not None:
             best = self.candidate(self.pick)
-            tie = f"; tied with {', '.join(self.tied)}" if self.tied else ""
-            return (
-                f"{best.name} beats {self.incumbent} on {best.seeds} held-out seeds: IQM "
-                f"{_interval(best.iqm)} against {_interval(self.incumbent_iqm)}, one-sided Welch "
-                f"p = {best.p_value:.2g} under its Holm limit {best.holm_limit:.2g}{tie}"
-            )
+            if not self.pick_over:
+                return (
+                    f"{best.name} beats {self.incumbent} on {best.seeds} held-out seeds: IQM "
+                    f"{_interval(best.iqm)} against {_interval(self.incumbent_iqm)}, one-sided "
+                    f"Welch p = {best.p_value:.2g} under its Holm limit {best.holm_limit:.2g}"
+                )
+            return self._several_beat(best)
         if not self.candidates:
             return "no suggestion completed, so none was validated"
         best = self.candidates[0]
@@ -69,8 +72,43 @@ class Validation:
             f"Welch p = {best.p_value:.2g}, above its Holm limit {best.holm_limit:.2g}"
         )
 
+    def _several_beat(self, best: Candidate) -> str:
+        """Every suggestion that beats the incumbent, then why the pick is the one promoted:
+        it beats the others too, or it ties with them and has the highest IQM."""
+        winners = [best] + [self.candidate(name) for name, _ in self.pick_over]
+        names = ", ".join(c.name for c in winners[:-1]) + f" and {winners[-1].name}"
+        tests = "; ".join(
+            f"{c.name} IQM {_interval(c.iqm)}, p = {c.p_value:.2g} under its Holm limit "
+            f"{c.holm_limit:.2g}"
+            for c in winners
+        )
+        text = (
+            f"{names} each beat {self.incumbent}, IQM {_interval(self.incumbent_iqm)}, on "
+            f"{best.seeds} held-out seeds, one-sided Welch: {tests}"
+        )
+        better = [
+            f"{n} (p = {p:.2g} < {self.alpha:g})" for n, p in self.pick_over if n not in self.tied
+        ]
+        tied = [
+            f"{n} (p = {p:.2g}, not under {self.alpha:g})"
+            for n, p in self.pick_over
+            if n in self.tied
+        ]
+        if better:
+            text += f"; {best.name} is the one promoted: it also beats {_and(better)}"
+        if tied:
+            text += (
+                f"; {best.name} ties with {_and(tied)}: the held-out seeds cannot order "
+                f"them, and {best.name} is promoted for its higher IQM"
+            )
+        return text
+
     def candidate(self, name: str) -> Candidate:
         return next(c for c in self.candidates if c.name == name)
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def _interval(interval: Interval) -> str:
@@ -106,11 +144,8 @@ def validate(scores: Mapping[str, np.ndarray], incumbent: str, alpha: float = AL
     candidates.sort(key=lambda c: (-c.iqm.point, c.name))
     winners = [c.name for c in candidates if c.beats_incumbent]
     pick = winners[0] if winners else None
-    tied = tuple(
-        name
-        for name in winners[1:]
-        if not welch_greater(scores[pick], scores[name]) < alpha  # NaN: cannot tell: a tie
-    )
+    over = tuple((name, welch_greater(scores[pick], scores[name])) for name in winners[1:])
+    tied = tuple(name for name, p in over if not p < alpha)  # NaN: cannot tell: a tie
     return Validation(
-        incumbent, base.size, iqm_interval(base), tuple(candidates), alpha, pick, tied
+        incumbent, base.size, iqm_interval(base), tuple(candidates), alpha, pick, tied, over
     )

@@ -142,3 +142,20 @@ def scaling_table(trials: pd.DataFrame) -> pd.DataFrame | None:
     table["speedup"] = table["env_steps_per_s"] / base
     table["parallel_efficiency"] = table["speedup"] / (workers / base_workers)
     return table
+
+
+FLAT_SHARE = 0.05  # cells spanning under this share of the colour scale all show one colour
+
+
+def flat_range(values: pd.Series, scale: tuple[float, float]) -> tuple[float, float] | None:
+    """(lowest, highest) of a map's finite cell values when the map says nothing: they span
+    under ``FLAT_SHARE`` of its colour scale (one colour) and under that share of their own
+    size (the numbers written in barely differ either); else None."""
+    finite = values.replace([np.inf, -np.inf], np.nan).dropna()
+    if finite.empty:
+        return None
+    low, high = float(finite.min()), float(finite.max())
+    spread = high - low
+    one_colour = spread <= FLAT_SHARE * (scale[1] - scale[0])
+    same_numbers = spread <= FLAT_SHARE * max(abs(low), abs(high))
+    return (low, high) if one_colour and same_numbers else None

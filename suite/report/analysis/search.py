@@ -5,13 +5,17 @@ promoting a search's pick reads the same verdict."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from suite.humanize import fmt
 from suite.report.analysis import budget
+from suite.report.analysis.trials import train_batch_per_learner
 from suite.stats.objective import RETURN, seed_value
 from suite.stats.validation import Validation, validate
 from suite.store.reader import RunData
@@ -21,9 +25,70 @@ TOO_SLOW = "too slow"
 
 
 def suggestion_name(suggestion: int, config: str) -> str:
+    """A suggestion's name on the page; the baseline is named as the search ran it: a library
+    name can move (a promotion points ``pendulum`` at its pick), the baseline's settings do not."""
     return (
-        f"{config} (the config itself)" if suggestion == INCUMBENT else f"suggestion {suggestion}"
+        f"the baseline ({config} as this search ran it)"
+        if suggestion == INCUMBENT
+        else f"suggestion {suggestion}"
     )
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the search's baseline (the config itself) ran: its name then, the commit, and its
+    value of every searched setting, read from a baseline trial's resolved config."""
+
+    config: str
+    commit: str
+    settings: dict[str, str]
+
+
+# Searched settings stored under another name in RLlib's resolved config.
+RESOLVED_NAMES = {
+    "n": "circular_buffer_num_batches",
+    "k": "circular_buffer_iterations_per_batch",
+}
+
+
+def baseline(run: RunData) -> Baseline | None:
+    """None when no baseline trial left its config."""
+    record = run.search
+    ids = sorted(run.trials.loc[run.trials["suggestion"] == INCUMBENT, "trial_id"])
+    for trial_id in ids:
+        path = run.path / "trials" / str(trial_id) / "config.json"
+        try:
+            stored = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        config = stored.get("resolved_config", {})
+        settings = {
+            name: _shown(resolved_setting(config, name)) for name in record["schedule"]["space"]
+        }
+        commit = str(stored.get("run", {}).get("git_commit") or "")
+        return Baseline(record["config"], commit[:7], settings)
+    return None
+
+
+def resolved_setting(config: dict, name: str):
+    """A searched setting's value in a stored resolved config (None: not found)."""
+    if name == "observation_filter":
+        return "mean_std" if "mean_std" in str(config.get("_env_to_module_connector")) else "none"
+    if name.startswith("model."):
+        field = re.escape(name.removeprefix("model."))
+        found = re.search(rf"\b{field}=(\[[^\]]*\]|[^,)]+)", str(config.get("_model_config")))
+        return found.group(1).strip("'") if found else None
+    if name == "train_batch_size_per_learner":
+        return train_batch_per_learner(config)
+    return config.get(RESOLVED_NAMES.get(name, name))
+
+
+def _shown(value) -> str:
+    if isinstance(value, str) and value.startswith("["):  # a model's layer sizes, as labelled
+        return "x".join(part.strip() for part in value.strip("[]").split(","))
+    if value is None:
+        return "RLlib's default"
+    return fmt(value)
 
 
 def search_trials(run: RunData) -> pd.DataFrame:
@@ -141,3 +206,81 @@ def cut_for_time(run: RunData) -> list[CutForTime]:
             )
         )
     return cut
+
+
+@dataclass(frozen=True)
+class ShortGroup:
+    """Trials of a search that stopped before its env steps, for one reason."""
+
+    why: str  # the suggestion's status: "too slow" (its time cap), "stopped" (early stop), ...
+    trials: int
+    low: float  # the fewest env steps one of them reached
+    high: float  # the most
+    suggestions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BudgetReach:
+    """How many of a search's trials reached its env steps (scored there) and which did not."""
+
+    env_steps: float
+    reached: int
+    reached_low: float  # env steps the scored trials ran to (they overshoot the budget)
+    reached_high: float
+    short: tuple[ShortGroup, ...]
+
+    @property
+    def short_trials(self) -> int:
+        return sum(group.trials for group in self.short)
+
+
+def budget_reach(record: dict, trials: pd.DataFrame) -> BudgetReach:
+    """``trials``: ``search_trials``; a trial that sampled fewer env steps stopped short."""
+    steps = float(record["schedule"]["env_steps"])
+    status = {int(s["id"]): s["status"] for s in record["suggestions"]}
+    reached = trials["env_steps"] >= steps
+    full, short = trials[reached], trials[~reached]
+    groups = []
+    why_of = short["suggestion"].map(lambda sid: status.get(int(sid), "unknown"))
+    for why, group in short.groupby(why_of, sort=True):
+        groups.append(
+            ShortGroup(
+                why=str(why),
+                trials=len(group),
+                low=float(group["env_steps"].min()),
+                high=float(group["env_steps"].max()),
+                suggestions=tuple(sorted(int(sid) for sid in group["suggestion"].unique())),
+            )
+        )
+    return BudgetReach(
+        env_steps=steps,
+        reached=len(full),
+        reached_low=float(full["env_steps"].min()) if len(full) else float("nan"),
+        reached_high=float(full["env_steps"].max()) if len(full) else float("nan"),
+        short=tuple(groups),
+    )
+
+
+# Searched settings RLlib 2.60's APPO never reads: a panel of them plots noise against a setting
+# with no effect (older searches searched lambda; ``suite.sweep.search.spaces`` no longer does).
+UNREAD_BY_APPO = {
+    "lambda": "RLlib 2.60's APPO never reads lambda (its V-trace takes none; only PPO's GAE "
+    "does), so the scores cannot depend on it",
+}
+
+
+def settings_to_plot(record: dict) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(searched settings worth a panel, unread setting -> why, constant setting -> its value):
+    a setting APPO never reads, or one every completed suggestion shares, says nothing against
+    the score."""
+    done = [s for s in record["suggestions"] if s["status"] == "complete"]
+    shown, unread, constant = [], {}, {}
+    for name in record["schedule"]["space"]:
+        values = {str(s["labels"].get(name)) for s in done}
+        if name in UNREAD_BY_APPO:
+            unread[name] = UNREAD_BY_APPO[name]
+        elif len(values) == 1:
+            constant[name] = values.pop()
+        else:
+            shown.append(name)
+    return shown, unread, constant

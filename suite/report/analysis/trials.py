@@ -54,8 +54,8 @@ def prepared_trials(run: RunData) -> pd.DataFrame:
 
 
 def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
-    """trial_id -> started_at (epoch s), train batch, fragment length and num_epochs, from the
-    trial folders."""
+    """trial_id -> started_at (epoch s), train batch, fragment length, num_epochs and
+    minibatch_size (NaN: none, one minibatch per batch), from the trial folders."""
     rows = []
     for trial_id in trial_ids:
         folder = run_path / "trials" / str(trial_id)
@@ -68,9 +68,10 @@ def trial_details(run_path: Path, trial_ids) -> pd.DataFrame:
                 "train_batch": train_batch_per_learner(config),
                 "fragment": config.get("rollout_fragment_length", math.nan),
                 "num_epochs": config.get("num_epochs") or math.nan,
+                "minibatch_size": config.get("minibatch_size") or math.nan,
             }
         )
-    columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs"]
+    columns = ["trial_id", "started_at", "train_batch", "fragment", "num_epochs", "minibatch_size"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -85,6 +86,15 @@ def train_batch_per_learner(config: dict) -> float:
         return float(per_learner)
     total = config.get("train_batch_size")
     return float(total // (config.get("num_learners") or 1)) if total else math.nan
+
+
+def env_steps_per_batch(iterations: pd.DataFrame) -> pd.Series:
+    """trial_id -> the env steps of the batches its buffer received, on average over the run (a
+    batch can hold more than the train batch setting: RLlib fills it with whole rollout
+    fragments from every env)."""
+    last = iterations.sort_values(["trial_id", "iteration"]).groupby("trial_id").last()
+    batches = last["buffer_batches_added_lifetime"].where(lambda v: v > 0)
+    return (last["buffer_env_steps_added_lifetime"] / batches).dropna()
 
 
 def _read_json(path: Path) -> dict:

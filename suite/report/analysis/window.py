@@ -44,3 +44,28 @@ def buffer_cells(frame: pd.DataFrame) -> list[tuple[int, int, int]]:
 def n_cannot_matter_in(frame: pd.DataFrame) -> bool:
     """True when ``frame``'s cells vary N but none of them can drop (``n_cannot_matter``)."""
     return n_cannot_matter(buffer_cells(frame))
+
+
+@dataclass(frozen=True)
+class DropTally:
+    """Over a set of cells: how many the rule lets drop, how many of those did (and how much,
+    in steady state), and how many it rules out."""
+
+    can: int
+    dropped: int  # of ``can``, with a steady-state drop fraction above 0
+    low: float  # the smallest and largest steady-state drop fraction of those that dropped
+    high: float
+    cannot: int
+
+
+def drop_tally(cells: pd.DataFrame) -> DropTally:
+    """``cells``: rows of ``steady_cells``; a cell that contradicts the rule is named apart."""
+    checks = [rule_check(row) for row in cells.to_dict("records")]
+    dropped = [c.drop_fraction for c in checks if c.rule.possible and c.drop_fraction > 0]
+    return DropTally(
+        can=sum(c.rule.possible for c in checks),
+        dropped=len(dropped),
+        low=min(dropped, default=float("nan")),
+        high=max(dropped, default=float("nan")),
+        cannot=sum(not c.rule.possible for c in checks),
+    )

@@ -38,6 +38,7 @@ def buffer_section(
         "rllib_note": rllib_note(rows, trials),
         "cells": _cell_rows(cells, shown, verdict),
         "advice_note": _advice_note(cells),
+        "advised": not buffer_model.too_few_batches(cells),
         "model_error": model_error_text(cells),
         "bound": STATED_BOUND,
         "min_batches": buffer_model.MIN_BATCHES_TO_CHECK,
@@ -56,9 +57,9 @@ def model_error_text(cells: pd.DataFrame) -> str:
         return ""
     error = buffer_model.model_error(grid)
     found = (
-        f"The model's largest error over these {plural(len(grid), 'cell')}: drop fraction "
-        f"±{error.drop_fraction:.3f}, reuse ±{error.reuse:.3f}, against its stated bound "
-        f"({STATED_BOUND})"
+        f"The model's largest error over these {plural(len(grid), 'cell')}: its drop fraction "
+        f"off by {error.drop_fraction:.3f} and its reuse by {error.reuse:.3f} (absolute "
+        f"differences from the measured), against its stated bound ({STATED_BOUND})"
     )
     batches = float(grid["steady_batches"].median())
     if batches < buffer_model.MIN_BATCHES_TO_CHECK:
@@ -76,7 +77,8 @@ def model_error_text(cells: pd.DataFrame) -> str:
 # The buffer model's one accuracy bound, per cell: the page checks the grid and withholds a
 # cell's model advice against the same numbers.
 STATED_BOUND = (
-    f"±{buffer_model.DROP_ERROR_BOUND:g} drop fraction, ±{buffer_model.REUSE_ERROR_BOUND:g} reuse"
+    f"off by at most {buffer_model.DROP_ERROR_BOUND:g} in drop fraction and "
+    f"{buffer_model.REUSE_ERROR_BOUND:g} in reuse"
 )
 
 
@@ -91,9 +93,10 @@ def _advice_note(cells: pd.DataFrame) -> str:
     if not buffer_model.too_few_batches(cells):
         return ""
     return (
-        "No advice for any cell: each put at most "
+        "The advice columns are left out: each cell put at most "
         f"{fmt(float(cells['steady_batches'].max()))} batches per learner in steady state, under "
-        f"the {buffer_model.MIN_BATCHES_TO_CHECK} the buffer's steady state needs."
+        f"the {buffer_model.MIN_BATCHES_TO_CHECK} the buffer's steady state needs before a rate "
+        "can be advised on."
     )
 
 
@@ -135,7 +138,7 @@ def _model_verdict(row: dict, cell: Cell, measured: Rates, place) -> dict:
     drop_error = abs(row["predicted_drop_fraction"] - row["steady_drop_fraction"])
     reuse_error = abs(row["predicted_reuse"] - row["steady_reuse"])
     predicted = f"drop {fmt(row['predicted_drop_fraction'])}, reuse {fmt(row['predicted_reuse'])}"
-    error = f"drop ±{fmt(drop_error)}, reuse ±{fmt(reuse_error)}"
+    error = f"drop fraction off by {fmt(drop_error)}, reuse by {fmt(reuse_error)} (absolute)"
     grid = pd.DataFrame(
         [row | {"drop_fraction": row["steady_drop_fraction"], "reuse": row["steady_reuse"]}]
     )

@@ -102,6 +102,26 @@ def identical_groups(curves: dict) -> list[list]:
     return groups
 
 
+SHARED_GREYS = ("0.2", "0.5", "0.7")  # lines standing for cells of several K: no K's colour
+
+
+def group_look(cells: list[tuple], colours: dict, ns: list, shared: int) -> dict:
+    """Colour and line style of one drawn line standing for ``cells`` ((N, K) pairs, sorted):
+    its K's colour when they share a K, else a grey (``shared``: how many such lines came
+    before), so no cell's line is drawn in another K's colour; its first N's line style."""
+    ks = {float(k) for _, k in cells}
+    colour = colours[ks.pop()] if len(ks) == 1 else SHARED_GREYS[shared % len(SHARED_GREYS)]
+    return {"color": colour, "linestyle": LINE_STYLES[ns.index(cells[0][0]) % len(LINE_STYLES)]}
+
+
+def cells_label(cells: list[tuple], width: int = 44) -> str:
+    """ "N=1, K=1 = N=16, K=1", wrapped to fit under a panel."""
+    import textwrap
+
+    text = " = ".join(f"N={n:g}, K={k:g}" for n, k in cells)
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False))
+
+
 @styled
 def learning_curves(
     panels: dict[str, dict[tuple, Band]], threshold: float | None, ks, alt: str
@@ -116,24 +136,25 @@ def learning_curves(
     for axis, (x_label, bands) in zip(axes, panels.items(), strict=True):
         ns = sorted({n for n, _ in bands})
         groups = identical_groups({key: (band.x, band.iqm) for key, band in bands.items()})
-        for group in sorted(groups, key=lambda g: (g[0][1], g[0][0])):
-            n, k = group[0]
-            band = bands[(n, k)]
+        shared = 0
+        ordered = [sorted(group, key=lambda cell: (cell[1], cell[0])) for group in groups]
+        for group in sorted(ordered, key=lambda g: (g[0][1], g[0][0])):
+            band = bands[group[0]]
             seeds = "1 seed" if band.runs == 1 else f"{band.runs} seeds"
-            names = " = ".join(f"N={gn:g}, K={gk:g}" for gn, gk in group)
             same = " (identical)" if len(group) > 1 else ""
+            look = group_look(group, colours, ns, shared)
+            shared += look["color"] in SHARED_GREYS
             axis.plot(
                 band.x,
                 band.iqm,
-                label=f"{names} ({seeds}){same}",
-                color=colours[float(k)],
-                linestyle=LINE_STYLES[ns.index(n) % len(LINE_STYLES)],
+                label=f"{cells_label(group)} ({seeds}){same}",
                 linewidth=1.6,
                 marker=".",
                 markersize=5 if len(band.x) < GRID_MARKERS else 0,
+                **look,
             )
             if band.low is not None:
-                axis.fill_between(band.x, band.low, band.high, color=colours[float(k)], alpha=0.15)
+                axis.fill_between(band.x, band.low, band.high, color=look["color"], alpha=0.15)
         note = _threshold_line(axis, threshold)
         axis.set(title=f"return by {x_label}", ylabel="return (IQM over seeds)")
         if x_label == "env steps":
@@ -141,14 +162,67 @@ def learning_curves(
         # under the x axis, not inside: the legend's "best" place does not avoid annotations
         axis.set_xlabel(x_label + (f"\n({note})" if note else ""))
         noted = noted or bool(note)
-    handles, labels = axes[0].get_legend_handles_labels()
-    columns = min(4, len(labels))
-    figure.legend(handles, labels, loc="lower center", ncol=columns, frameon=False, fontsize=7.5)
-    rows = -(-len(labels) // columns)
-    bottom = (0.75 + 0.2 * rows + (0.15 if noted else 0)) / 3.6
-    figure.set_size_inches(10, 3.6 + 0.2 * rows)
-    margins(figure, left=0.07, right=0.98, bottom=bottom * 3.6 / (3.6 + 0.2 * rows), wspace=0.22)
+    rows = panel_legends(figure, axes, height=3.6, extra=0.15 if noted else 0.0)
+    margins_inches(
+        figure,
+        axes,
+        left=0.07,
+        right=0.98,
+        wspace=0.22,
+        legend_rows=rows,
+        extra=0.15 if noted else 0.0,
+    )
     return encode(figure, alt)
+
+
+LEGEND_ROW_INCHES = 0.19
+
+
+def panel_legends(figure: Figure, axes, height: float, extra: float = 0.0) -> int:
+    """Give each panel its own legend under its x axis, one entry per drawn line (panels of one
+    figure can group their lines differently: curves identical by env steps differ in wall
+    time). Grows ``figure`` to fit them; returns the most legend rows of any panel."""
+    rows = 0
+    entries = []
+    for axis in axes:
+        handles, labels = axis.get_legend_handles_labels()
+        columns = 2 if labels and max(len(label) for label in labels) < 34 else 1
+        entries.append((axis, handles, labels, columns))
+        rows = max(rows, -(-len(labels) // columns) if labels else 0)
+    figure.set_size_inches(figure.get_figwidth(), height + LEGEND_ROW_INCHES * rows)
+    for axis, handles, labels, columns in entries:
+        if labels:
+            axis.legend(
+                handles,
+                labels,
+                loc="upper center",
+                bbox_to_anchor=(0.5, 0.0),
+                bbox_transform=_below_axis(figure, axis, extra),
+                ncol=columns,
+                frameon=False,
+                fontsize=7.5,
+            )
+    return rows
+
+
+def _below_axis(figure: Figure, axis, extra: float):
+    """A transform whose (0.5, 0) is under ``axis``'s x label: x in axis units, y in inches from
+    the axis' bottom edge minus the tick labels and label (0.55 in, ``extra`` for a 2nd line)."""
+    import matplotlib.transforms as transforms
+
+    offset = transforms.ScaledTranslation(0, -(0.55 + extra), figure.dpi_scale_trans)
+    return transforms.blended_transform_factory(axis.transAxes, axis.transAxes) + offset
+
+
+def margins_inches(
+    figure: Figure, axes, left: float, right: float, wspace: float, legend_rows: int, extra=0.0
+) -> None:
+    """Fixed margins in inches at the bottom (x labels, then ``legend_rows`` of legend)."""
+    height = figure.get_figheight()
+    bottom = 0.6 + extra + LEGEND_ROW_INCHES * legend_rows + 0.1
+    margins(
+        figure, left=left, right=right, bottom=bottom / height, top=1 - 0.42 / height, wspace=wspace
+    )
 
 
 def _threshold_line(axis, threshold: float | None) -> str:
@@ -157,7 +231,7 @@ def _threshold_line(axis, threshold: float | None) -> str:
         return ""
     low, high = axis.get_ylim()
     if low <= threshold <= high:
-        axis.axhline(threshold, color="grey", linestyle=":", linewidth=1.2)
+        axis.axhline(threshold, color="grey", linestyle=":", linewidth=1.2, gid="reference")
         axis.annotate(
             "threshold",
             (0.01, threshold),
@@ -191,8 +265,9 @@ def scaling(table: pd.DataFrame, alt: str) -> Image:
 
 @styled
 def buffer_over_time(per_trial: dict[str, pd.DataFrame], ks, alt: str) -> Image:
-    """Each trial its own line (colour by K, as on the whole page) against env steps: no
-    averaging across trials. Trials whose lines coincide are drawn once and named together."""
+    """Each trial its own line against env steps, colour by K (as on the whole page) and line
+    style by N, so each cell has its own look: no averaging across trials. Trials whose lines
+    coincide are drawn once, in the first one's look, and named together in the legend."""
     panels = [
         ("buffer_drop_fraction", "drop fraction (lifetime)"),
         ("buffer_reuse", "reuse (lifetime)"),
@@ -202,35 +277,31 @@ def buffer_over_time(per_trial: dict[str, pd.DataFrame], ks, alt: str) -> Image:
     figure = Figure(figsize=(3.4 * len(panels), 2.8))
     axes = figure.subplots(1, len(panels))
     colours = k_colours(ks)
-    shown_ks = sorted({float(curve["k"].iloc[0]) for curve in per_trial.values()})
-    same = []
+    ns = sorted({float(curve["n"].iloc[0]) for curve in per_trial.values()})
     for axis, (column, label) in zip(axes, panels, strict=True):
         lines = {
             trial: (curve["env_steps"].to_numpy(float), curve[column].to_numpy(float))
             for trial, curve in per_trial.items()
         }
-        for group in identical_groups(lines):
-            curve = per_trial[group[0]]
-            k = float(curve["k"].iloc[0])
-            axis.plot(*lines[group[0]], color=colours[k], linewidth=1, alpha=0.8)
-            if len(group) > 1:
-                same.append((label, [_cell_name(per_trial[trial]) for trial in group]))
+        groups = [
+            sorted(group, key=lambda trial: _cell_key(per_trial[trial])[::-1])
+            for group in identical_groups(lines)
+        ]
+        shared = 0
+        for group in sorted(groups, key=lambda g: _cell_key(per_trial[g[0]])[::-1]):
+            cells = [_cell_key(per_trial[trial]) for trial in group]
+            look = group_look(cells, colours, ns, shared)
+            shared += look["color"] in SHARED_GREYS
+            axis.plot(*lines[group[0]], linewidth=1.2, alpha=0.85, label=cells_label(cells), **look)
         axis.set(xlabel="env steps", ylabel=label, title=label)
         env_steps_axis(axis)
-    for k in shown_ks:
-        axes[0].plot([], [], color=colours[k], label=f"K={k:g}")
-    axes[0].legend()
-    bottom = 0.17
-    if same:
-        text = "; ".join(f"{label}: {' = '.join(names)}" for label, names in same[:4])
-        figure.text(0.01, 0.01, "Drawn once, identical lines: " + text, fontsize=7.5, wrap=True)
-        bottom = 0.25
-    margins(figure, left=0.09, wspace=0.45, bottom=bottom)
+    rows = panel_legends(figure, axes, height=2.8)
+    margins_inches(figure, axes, left=0.09, right=0.97, wspace=0.45, legend_rows=rows)
     return encode(figure, alt)
 
 
-def _cell_name(curve: pd.DataFrame) -> str:
-    return f"N={float(curve['n'].iloc[0]):g}, K={float(curve['k'].iloc[0]):g}"
+def _cell_key(curve: pd.DataFrame) -> tuple[float, float]:
+    return float(curve["n"].iloc[0]), float(curve["k"].iloc[0])
 
 
 @styled

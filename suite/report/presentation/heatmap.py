@@ -44,6 +44,7 @@ def heatmap(
         _image(axis, cells, metric, ns, ks, norm), ax=axis, fraction=0.08, pad=0.04
     )
     colours.set_label(metric.direction, fontsize=8.5)
+    _label_ends(colours, norm)
     indexed = cells.set_index(["n", "k"])
     for i, n in enumerate(ns):
         for j, k in enumerate(ks):
@@ -55,6 +56,17 @@ def heatmap(
     axis.grid(False)
     margins(figure, left=0.2, right=0.84, bottom=0.2, top=0.88)
     return encode(figure, alt)
+
+
+def _label_ends(colours, norm: Normalize) -> None:
+    """Ticks that include both ends of the scale, labelled with their values: a top tick of 5 on
+    a bar that runs to 5.05 read as a cell above the scale's maximum."""
+    low, high = float(norm.vmin), float(norm.vmax)
+    inner = [
+        t for t in colours.get_ticks() if low + 0.15 * (high - low) < t < high - 0.15 * (high - low)
+    ]
+    ticks = [low, *inner, high]
+    colours.set_ticks(ticks, labels=[fmt(t) for t in ticks])
 
 
 def _widened(scale: tuple[float, float]) -> tuple[float, float]:

@@ -17,6 +17,7 @@ from suite.report.analysis.regime import regime
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
 from suite.report.analysis.trials import (
+    env_steps_per_batch,
     in_canonical_order,
     prepared_trials,
     trial_details,
@@ -39,6 +40,12 @@ from suite.report.presentation.search import search_section
 from suite.store import schema
 from suite.store.reader import RunData
 from suite.store.schema import TrialStatus
+
+# The failed-trials line of a grid or race page without one: its cells can still lack a return.
+NO_FAILED = (
+    "none; every trial finished (status TERMINATED). A cell can still lack a return at the "
+    "budget (no episode ended by then), as the verdict says."
+)
 
 
 def _trial_rows(run: RunData, trials: pd.DataFrame, failed: pd.DataFrame) -> dict:
@@ -75,12 +82,14 @@ def search_context(run: RunData) -> dict:
     details = trial_details(run.path, trials["trial_id"])
     trials = with_run_order(trials, details)
     failed = trials[~trials["status"].isin([TrialStatus.FINISHED, TrialStatus.STOPPED])]
+    section = search_section(run.search, trials, search.cut_for_time(run), run)
     return {
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "next_steps": _search_next(run, trials),
-        "search": search_section(run.search, trials, search.cut_for_time(run)),
+        "search": section,
+        "failed_none": section["reach"]["failed"] if section else NO_FAILED,
         **_trial_rows(run, trials, failed),
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata),
@@ -151,6 +160,7 @@ def report_context(run: RunData) -> dict:
         "aggregation_folded": _aggregation_folded(aggregation),
         "scaling": sections.scaling(trials),
         **_trial_rows(run, trials, failed),
+        "failed_none": NO_FAILED,
         "glossary": glossary.TERMS,
         "metadata": sections.metadata_rows(run.metadata | {"seeds": _seeds_ran(run)}),
         "reliability": reliability(trials, run.metadata, run.iterations),
@@ -221,7 +231,7 @@ def _setting(
             verdict_of.get(setting.env),
             ks,
         ),
-        "settings_note": _rate_settings(trials),
+        "settings_note": _rate_settings(trials, iterations),
         "returns_folded": broadcast.no_broadcast_text(trials),
     }
 
@@ -283,8 +293,9 @@ def _seeds_note(cells: pd.DataFrame, trials: pd.DataFrame, missing: dict) -> str
     return note
 
 
-def _rate_settings(trials: pd.DataFrame) -> str:
-    """The settings that drive sampling and learning rates, as they ran."""
+def _rate_settings(trials: pd.DataFrame, iterations: pd.DataFrame) -> str:
+    """The settings that drive sampling and learning rates, as they ran; the train batch with
+    the env steps its batches really held."""
     parts = []
     for column, label in (
         ("num_env_runners", "env runners"),
@@ -294,4 +305,11 @@ def _rate_settings(trials: pd.DataFrame) -> str:
     ):
         values = sorted(trials[column].dropna().unique())
         parts.append(f"{label} {', '.join(fmt(float(v)) for v in values) or 'n/a'}")
+    held = env_steps_per_batch(iterations)
+    if len(held):
+        low, high = fmt(float(held.min())), fmt(float(held.max()))
+        parts[-1] += (
+            f" (the setting; measured: each batch held {low if low == high else f'{low}-{high}'} "
+            "env steps on average)"
+        )
     return "; ".join(parts)

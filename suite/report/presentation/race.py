@@ -21,7 +21,9 @@ RULE = (
     "one-sided with Welch's t-test on the return at the rung's env steps; Holm's procedure over "
     "all those tests holds the chance of eliminating any cell as good as the best to at most "
     "{alpha:g} per rung. A cell is eliminated when some other cell is confidently better. The "
-    "evidence shows the test and the effect size, P(leader better) with its 95% bootstrap CI. "
+    "evidence shows each cell's strongest test (the cell most likely better than it) and the "
+    "effect size against the leader, P(a leader seed beats a seed of the cell) with its 95% "
+    "bootstrap CI. "
     "Not covered: each rung tests again without a correction across rungs, so a race is checked "
     "against a full grid in benchmarks/RESULTS.md. When the leader is the only survivor, the "
     "best eliminated cell races on as its challenger, so the pick is confirmed at the last "
@@ -42,6 +44,7 @@ def race_section(
     final = schedule["rungs"][-1]
     grid = len(race["cells"]) * final["seeds"] * final["env_steps"]
     total = float(sum(spent.values()))
+    even = _even_spend(race, spent)
     return {
         "rule": RULE.format(min_seeds=schedule["min_seeds"], alpha=schedule["alpha"]),
         "rungs": [
@@ -53,9 +56,26 @@ def race_section(
         "spent": fmt(total),
         "grid": fmt(float(grid)),
         "ratio": f"{total / grid:.0%}" if grid else "n/a",
-        "image": _compute_figure(race, spent, labels) if spent else None,
+        "image": _compute_figure(race, spent, labels) if spent and not even else None,
+        "even": even,
         "first_seed": schedule.get("first_seed", 0),
     }
+
+
+def _even_spend(race: dict, spent: dict[tuple[str, int], float]) -> str:
+    """One line when every cell spent the same env steps in every rung (nothing was eliminated,
+    so a chart of where they went is bars of one length); "" otherwise."""
+    if not spent or eliminated_at(race):
+        return ""
+    rungs = {rung for _, rung in spent}
+    per_rung = [{spent.get((cell, rung), 0.0) for cell in race["cells"]} for rung in rungs]
+    if any(len(values) > 1 for values in per_rung):
+        return ""
+    each = sum(values.pop() for values in per_rung)
+    return (
+        f"Every cell raced every rung and spent the same {fmt(each)} env steps (nothing was "
+        "eliminated), so there is no chart of where they went."
+    )
 
 
 def _status(race: dict) -> str:
@@ -125,28 +145,36 @@ def evidence_text(comparison: dict, decision: dict, labels: dict[str, str]) -> s
     if p is None or limit is None or math.isnan(p) or not found:
         return comparison["evidence"]  # too few seeds to test: the race says how many
     beaten_by = labels.get(found.group(1), found.group(1))
+    name = labels.get(comparison["cell"], comparison["cell"])
+    claim = f"{beaten_by} better than {name}, one-sided Welch p = {p:.3g}"
     if comparison["eliminated"]:
-        test = f"eliminated: {beaten_by} better with p = {p:.3g}, within the Holm limit {limit:.3g}"
+        test = f"eliminated: {claim}, within its Holm limit {limit:.3g}"
     else:
-        test = f"kept: {beaten_by} better with p = {p:.3g}, above the Holm limit {limit:.3g}"
-    leader = decision["scores"].get(decision["leader"] or "", [])
+        test = f"kept: its strongest test, {claim}, is above its Holm limit {limit:.3g}"
+    leader_cell = decision["leader"] or ""
+    leader = decision["scores"].get(leader_cell, [])
     mine = decision["scores"].get(comparison["cell"], [])
     if not (leader and mine):
         return test
-    return f"{test}; {improvement_text(leader, mine)}"
+    who = labels.get(leader_cell, leader_cell)
+    return f"{test}; {improvement_text(leader, mine, who, name)}"
 
 
-def improvement_text(leader: list[float], cell: list[float]) -> str:
+def improvement_text(
+    leader: list[float], cell: list[float], leader_name: str = "the leader", name: str = ""
+) -> str:
+    """P(a seed of the leader scores higher than one of the cell), naming both."""
     found = leader_improvement(leader, cell)
+    what = f"P(the leader, {leader_name}, beats {name or 'this cell'})"
     if not found.known:
-        return f"P(leader better) {found.point:.2f}, no CI (fewer than 2 seeds)"
+        return f"{what} {found.point:.2f}, no CI (fewer than 2 seeds)"
     if found.low == found.high:
         pairs = "every" if found.point == 1.0 else "no"
         return (
-            f"P(leader better) {found.point:.2f}: {pairs} leader seed beats every seed of this "
+            f"{what} {found.point:.2f}: {pairs} leader seed beats every seed of this "
             f"cell, so resampling {len(leader)} and {len(cell)} seeds gives no spread (no CI)"
         )
-    return f"P(leader better) {found.point:.2f} (95% CI {found.low:.2f}-{found.high:.2f})"
+    return f"{what} {found.point:.2f} (95% CI {found.low:.2f}-{found.high:.2f})"
 
 
 def _scores_text(scores: list[float]) -> str:

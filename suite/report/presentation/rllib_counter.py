@@ -33,12 +33,15 @@ def rllib_note(rows: pd.DataFrame, trials: pd.DataFrame) -> str:
             continue
         low, high = fmt(float(group["ratio"].min())), fmt(float(group["ratio"].max()))
         ratios = low if low == high else f"{low}–{high}"
+        if name == "minibatch updates":
+            parts.append(f"{count}: RLlib ÷ suite = {ratios}. {_minibatch_meaning(group)}")
+            continue
         if name:
             parts.append(f"{count}: RLlib ÷ suite = {ratios}, matching {name}. {MEANING[name]}")
             continue
         parts.append(
-            f"{count}: RLlib ÷ suite = {ratios}, matching none of 1/reuse, x num_epochs "
-            f"({_span(group['epochs'])}) or their quotient"
+            f"{count}: RLlib ÷ suite = {ratios}, which none of the run's own numbers explains "
+            f"(reuse, num_epochs {_span(group['epochs'])}, minibatches per batch)"
             + (
                 f"; at broadcast_interval {_span(group['broadcast_interval'])} RLlib's counter "
                 "moves in jumps of that many updates, so it lags"
@@ -51,6 +54,26 @@ def rllib_note(rows: pd.DataFrame, trials: pd.DataFrame) -> str:
         "env steps the learner really trained on (the suite counts every sample taken from the "
         "buffer): " + "; ".join(parts) + ". Use the suite's count."
     )
+
+
+def _minibatch_meaning(group: pd.DataFrame) -> str:
+    """RLlib's count as minibatch updates, with this setting's own numbers."""
+    epochs = _span(group["epochs"])
+    minibatches = _range(group["minibatches"])
+    batch = _range(group["batch_env_steps"])
+    size = _range(group["minibatch_size"])
+    reuse = _range(group["reuse"])
+    return (
+        f"RLlib adds a batch's env steps to its counter on every minibatch update: "
+        f"{epochs} epochs × {minibatches} minibatches of {size} rows in a {batch}-env-step batch "
+        f"(its rows include a few bootstrap rows, so the minibatch count is approximate), once "
+        f"per batch rather than per use (÷ reuse {reuse})"
+    )
+
+
+def _range(values: pd.Series) -> str:
+    low, high = fmt(float(values.min())), fmt(float(values.max()))
+    return low if low == high else f"{low}–{high}"
 
 
 def _span(values: pd.Series) -> str:

@@ -8,6 +8,7 @@ Reads ``search.json`` (what the search decided, and why) and the trials table, t
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -17,11 +18,15 @@ from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator, NullFor
 from suite.humanize import duration
 from suite.report.analysis.search import (
     TOO_SLOW,
+    BudgetReach,
     CutForTime,
+    baseline,
+    budget_reach,
     held_out_runs,
     held_out_wall,
     objective,
     phase_scores,
+    settings_to_plot,
     short_of_budget,
     suggestion_name,
     validation,
@@ -38,9 +43,10 @@ NUMBERS = ("env_steps", "milestone_env_steps", "first_seed", "validation_first_s
 
 
 def search_section(
-    record: dict | None, trials: pd.DataFrame, cut: list[CutForTime] = ()
+    record: dict | None, trials: pd.DataFrame, cut: list[CutForTime] = (), run=None
 ) -> dict | None:
-    """``cut``: the suggestions the time cap stopped short, read where their seeds got to."""
+    """``cut``: the suggestions the time cap stopped short, read where their seeds got to;
+    ``run``: the search's ``RunData``, whose baseline trials say what the baseline ran."""
     if not record:
         return None
     schedule, config = record["schedule"], record["config"]
@@ -48,6 +54,7 @@ def search_section(
     suggestions = [s for s in record["suggestions"] if s["id"] != INCUMBENT]
     walls = held_out_wall(trials, config)
     slow = {suggestion_name(c.suggestion, config) for c in cut}
+    plotted, unread, constant = settings_to_plot(record)
     return {
         "schedule": schedule,
         "numbers": {key: fmt(schedule[key]) for key in NUMBERS},
@@ -64,10 +71,13 @@ def search_section(
         "short": _short_note(trials, schedule),
         "cut_rows": _cut_rows(cut, record, walls),
         "cut_note": _cut_note(cut, record),
+        "reach": _reach_text(budget_reach(record, trials)),
+        "baseline": _baseline_note(baseline(run)) if run is not None else "",
         "suggestion_rows": _suggestion_rows(suggestions, trials, objective(record)),
         "counts": _counts(suggestions),
         "progress": _progress_figure(suggestions, schedule) if suggestions else None,
-        "settings": _settings_figure(suggestions, schedule),
+        "settings": _settings_figure(suggestions, schedule, plotted),
+        "settings_left_out": _left_out_note(unread, constant),
         "held_out": _validation_figure(record, trials, verdict) if verdict else None,
     }
 
@@ -162,6 +172,58 @@ def _counts(suggestions: list[dict]) -> str:
     return ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
 
 
+def _baseline_note(found) -> str:
+    if found is None:
+        return ""
+    settings = ", ".join(f"{name}={value}" for name, value in found.settings.items())
+    commit = f" at commit {found.commit}" if found.commit else ""
+    return (
+        f"The baseline is {found.config} as the library resolved it when this search ran"
+        f"{commit}, whatever that name resolves to now (promoting a pick points the name at "
+        f"it): {settings}."
+    )
+
+
+# Why a search trial stops before its env steps, by its suggestion's status.
+WHY_SHORT = {
+    "too slow": "the budget's time cap per trial ran out",
+    "stopped": "the early-stop test stopped their suggestion at the milestone",
+    "running": "the search ended before they finished",
+}
+
+
+def _reach_text(reach: BudgetReach) -> dict:
+    """How many trials reached the search's env steps, and at which env steps each was scored."""
+    steps = fmt(reach.env_steps)
+    span = _span(reach.reached_low, reach.reached_high)
+    scored = (
+        f"{reach.reached} reached {steps} env steps (they ran to {span}) and are scored at "
+        f"exactly {steps}, read off their curves"
+        if reach.reached
+        else f"none reached {steps} env steps"
+    )
+    if not reach.short:
+        return {"summary": scored + ".", "failed": "none; every trial reached the budget."}
+    parts = []
+    for group in reach.short:
+        which = ", ".join(str(sid) for sid in group.suggestions)
+        why = WHY_SHORT.get(group.why, f"their suggestion is {group.why}")
+        parts.append(
+            f"{group.trials} stopped short at {_span(group.low, group.high)} env steps "
+            f"(suggestion{'s' if len(group.suggestions) > 1 else ''} {which}: {why})"
+        )
+    short = "; ".join(parts)
+    return {
+        "summary": f"{scored}; {short}, so they have no score at the budget.",
+        "failed": f"none errored, but not every trial reached {steps} env steps: {short}; "
+        "they have no score at the budget.",
+    }
+
+
+def _span(low: float, high: float) -> str:
+    return fmt(low) if low == high else f"{fmt(low)}-{fmt(high)}"
+
+
 def _short_note(trials: pd.DataFrame, schedule: dict) -> str:
     """Why some held-out trials have no score: they stopped before the search's env steps."""
     short, held_out = short_of_budget(trials)
@@ -187,7 +249,7 @@ def _validation_rows(
             "seeds": f"{verdict.incumbent_seeds} of {runs.get(verdict.incumbent, 0)}",
             "iqm": _value_ci(verdict.incumbent_iqm, name),
             "improvement": "",
-            "test": "the config it would replace",
+            "test": "the baseline it would replace",
             "beats": "",
             "wall": _wall(walls.get(verdict.incumbent)),
         }
@@ -326,9 +388,9 @@ def _evidence(s: dict) -> str:
 
 @figures.styled
 def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
-    figure = Figure(figsize=(7.5, 3.2))
+    figure = Figure(figsize=(7.5, 3.6))
     axes = figure.add_subplot()
-    figure.subplots_adjust(left=0.11, right=0.98, top=0.9, bottom=0.16)
+    figure.subplots_adjust(left=0.11, right=0.98, top=0.91, bottom=0.27)
     done = [s for s in suggestions if s["status"] == "complete"]
     stopped = [s for s in suggestions if s["status"] == "stopped"]
     slow = [s for s in suggestions if s["status"] == TOO_SLOW and not _nan(s["score"])]
@@ -362,14 +424,25 @@ def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
     axes.set_xlabel("suggestion (in the order asked)")
     axes.set_ylabel(_axis_label(schedule))
     axes.set_title("The search: each suggestion's score, and the best so far")
-    axes.legend(loc="lower right")
+    # below the axes: inside, any corner can cover a suggestion's point
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3, frameon=False)
     return figures.encode(figure, "each suggestion's score against the order asked")
 
 
+def _left_out_note(unread: dict[str, str], constant: dict[str, str]) -> str:
+    """One line for the settings without a panel, and why."""
+    parts = [f"{name}: {why}" for name, why in unread.items()]
+    if constant:
+        values = ", ".join(f"{name}={value}" for name, value in constant.items())
+        parts.append(f"one value in every completed suggestion, so nothing to compare: {values}")
+    return ("Not drawn: " + "; ".join(parts) + ".") if parts else ""
+
+
 @figures.styled
-def _settings_figure(suggestions: list[dict], schedule: dict) -> figures.Image | None:
+def _settings_figure(
+    suggestions: list[dict], schedule: dict, names: list[str]
+) -> figures.Image | None:
     done = [s for s in suggestions if s["status"] == "complete"]
-    names = list(schedule["space"])
     if not done or not names:
         return None
     rows = math.ceil(len(names) / PANELS_PER_ROW)
@@ -412,7 +485,8 @@ def _validation_figure(record: dict, trials: pd.DataFrame, verdict: Validation) 
         if iqm.known:
             axes.plot([iqm.low, iqm.high], [row, row], color=color, linewidth=3, alpha=0.5)
         axes.plot([iqm.point], [row], "D", color=color)
-    axes.set_yticks(range(len(order)), order)
+    # wrapped: the baseline's name ("the baseline (pendulum as this search ran it)") is long
+    axes.set_yticks(range(len(order)), [textwrap.fill(name, 24) for name in order])
     axes.invert_yaxis()
     axes.set_xlabel(f"{_axis_label(record['schedule'])}, held-out seeds")
     axes.set_title("Validation: each held-out seed (|), the IQM (◆) and its 95% CI")

@@ -114,6 +114,12 @@ def heatmaps(
             never.append(metric.label)
         else:
             drawn.append(metric)
+    flat = {}
+    for metric in list(drawn):
+        found = metrics.flat_range(cells[f"{metric.column}_point"], scales[(metric.column, env)])
+        if found is not None and not cells[f"{metric.column}_point"].isna().any():
+            flat[metric] = found
+            drawn.remove(metric)
     images = {
         metric: heatmap(
             cells, metric, scales[(metric.column, env)], missing_why, f"{metric.label}, {title}"
@@ -137,7 +143,12 @@ def heatmaps(
             f"No cell has a value, so these maps are left out: {', '.join(empty_returns)}."
         )
     others = [label for label in empty if label not in returns]
+    flat_returns = [_flat_text(m, r) for m, r in flat.items() if m in RETURN_METRICS]
+    if flat_returns:
+        notes.append(_flat_note(flat_returns))
+    flat_others = [_flat_text(m, r) for m, r in flat.items() if m not in RETURN_METRICS]
     return {
+        "flat": _flat_note(flat_others) if flat_others else "",
         "images": [image for metric, image in images.items() if metric not in RETURN_METRICS],
         "return_images": [image for metric, image in images.items() if metric in RETURN_METRICS],
         "return_reason": " ".join(notes),
@@ -145,6 +156,19 @@ def heatmaps(
         if others
         else "",
     }
+
+
+def _flat_note(parts: list[str]) -> str:
+    return "Not mapped, since every cell would show one colour: " + "; ".join(parts) + "."
+
+
+def _flat_text(metric: metrics.Metric, found: tuple[float, float]) -> str:
+    low, high = found
+    span = fmt(low) if fmt(low) == fmt(high) else f"{fmt(low)} to {fmt(high)}"
+    text = f"{metric.label} {span} in every cell"
+    if metric is metrics.REUSE and high < 1.1:
+        text += " (every batch was trained on about once: K never binds)"
+    return text
 
 
 # Maps of the return: they say nothing where no trial's policy changed (the first screen says

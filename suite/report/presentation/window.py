@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from suite.report.analysis import metrics
-from suite.report.analysis.window import n_cannot_matter_in, rule_check
+from suite.report.analysis.window import DropTally, drop_tally, n_cannot_matter_in, rule_check
 from suite.report.presentation import figures
 from suite.report.presentation.formatting import fmt, plural
 from suite.rllib_buffer import N_CANNOT_MATTER
@@ -45,6 +45,28 @@ def window_rows(cells: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def drops_text(tally: DropTally) -> str:
+    """What the cells dropped in steady state, beside what the rule allows."""
+    parts = []
+    if tally.can:
+        did = (
+            "none of them did"
+            if not tally.dropped
+            else f"{'all' if tally.dropped == tally.can else tally.dropped} of them did "
+            f"(steady-state drop fraction {_range(tally.low, tally.high)})"
+        )
+        parts.append(
+            f"{tally.can} of {plural(tally.can + tally.cannot, 'cell')} can drop and {did}"
+        )
+    if tally.cannot:
+        parts.append(f"{plural(tally.cannot, 'cell')} cannot drop, and none did")
+    return "; ".join(parts) + "."
+
+
+def _range(low: float, high: float) -> str:
+    return fmt(low) if fmt(low) == fmt(high) else f"{fmt(low)}-{fmt(high)}"
+
+
 def _count(value) -> str:
     return "n/a" if value is None or pd.isna(value) else fmt(int(value))
 
@@ -63,7 +85,6 @@ def aggregation_section(
         }
     rows = window_rows(measured)
     contradictions = [row for row in rows if row["contradicts"]]
-    possible = sum(row["can_drop"] for row in rows)
     if contradictions:
         check = (
             f"{plural(len(contradictions), 'cell')} dropped where the rule says no drop can "
@@ -75,10 +96,7 @@ def aggregation_section(
             + ". The rule (suite/rllib_buffer.py) or the RLlib version differs from 2.60."
         )
     else:
-        check = (
-            f"Drops only where the rule allows them: {len(rows) - possible} of "
-            f"{plural(len(rows), 'cell')} cannot drop, and none of them did."
-        )
+        check = "Drops only where the rule allows them: " + drops_text(drop_tally(measured))
     varies = measured["broadcast_interval"].nunique() > 1
     low, high = int(measured["trials"].min()), int(measured["trials"].max())
     seeds = plural(low, "seed") if low == high else f"{low}–{high} seeds"
