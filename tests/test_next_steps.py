@@ -103,7 +103,7 @@ def test_a_search_not_promoted_yet_offers_promote(tmp_path, monkeypatch):
     run = load_run(RESULTS / "example-pendulum_search-laptop")
     (step,) = search_context(run)["next_steps"]
     assert step.command == "python -m suite.report results/example-pendulum_search-laptop --promote"
-    assert "beats pendulum (the config itself)" in step.why
+    assert "beats the baseline (pendulum as this search ran it)" in step.why
 
 
 def test_a_run_without_recorded_budgets_says_its_cost_is_unknown():

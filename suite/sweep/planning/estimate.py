@@ -25,8 +25,20 @@ from suite.store.files import read_parquet
 # gets no estimate rather than a guess, and the estimate's source names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
-    "cartpole": RecordValue("peers", "data.envs.CartPole-v1.sides.cartpole.env_steps_per_s.median"),
-    "pendulum": RecordValue("peers", "data.envs.Pendulum-v1.sides.pendulum.env_steps_per_s.median"),
+    # The search picks as row 11 measured them before it moved to the PPO-layout configs: its
+    # record of 2026-12-01, kept as peers_search_picks.json.
+    "cartpole": RecordValue(
+        "peers_search_picks", "data.envs.CartPole-v1.sides.cartpole.env_steps_per_s.median"
+    ),
+    "pendulum": RecordValue(
+        "peers_search_picks", "data.envs.Pendulum-v1.sides.pendulum.env_steps_per_s.median"
+    ),
+    "cartpole_ppo_layout": RecordValue(
+        "peers", "data.envs.CartPole-v1.sides.cartpole_ppo_layout.env_steps_per_s.median"
+    ),
+    "pendulum_ppo_layout": RecordValue(
+        "peers", "data.envs.Pendulum-v1.sides.pendulum_ppo_layout.env_steps_per_s.median"
+    ),
     "cartpole_rllib": RecordValue("race", "data.configs.cartpole_rllib.env_steps_per_s.median"),
     "pendulum_rllib": RecordValue("throughput", "data.env_steps_per_s.pendulum"),
     "pong": RecordValue("atari", "data.configs.pong.sampled.median"),
