@@ -8,7 +8,8 @@ read by the suite's learner), no reuse (N=1, K=1).
 One trial at a time with both cores, as row 11 runs SB3's peer. The walk from PPO (issue 32) runs
 this sweep once per difference with ``--set``, on the same seeds, e.g.
 ``python -m suite.sweep pendulum_ppo_layout --budget walk --set learner='"rllib"'``
-(``benchmarks/ppo_layout_walk.sh`` runs the steps in a shuffled order).
+(benchmark row 13, ``python -m suite.bench --rows ppo_walk``, runs the steps in a shuffled
+order).
 """
 
 from suite.sweep.spec import Budget, Sweep

@@ -341,7 +341,7 @@ def test_loss_gradients_and_logged_terms_equal_rllibs(chunked_episodes, rllib_fe
     logged = rllib.metrics.reduce()[MID]
     kept = {key: value for (_, key), value in suite._last_minibatch_metrics.items()}
     for key in (POLICY_LOSS_KEY, VF_LOSS_KEY, ENTROPY_KEY, "mean_kl_loss", "mean_IS", "var_IS"):
-        torch.testing.assert_close(float(kept[key]), float(logged[key]), msg=key)
+        torch.testing.assert_close(float(kept[key].detach()), float(logged[key]), msg=key)
 
 
 def test_one_update_leaves_the_same_weights_as_rllibs(chunked_episodes, rllib_fed_suite_targets):
