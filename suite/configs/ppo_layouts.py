@@ -18,11 +18,11 @@ from ray.rllib.algorithms.appo import APPOConfig
 from suite.configs.classic import cartpole_probed, pendulum_rllib
 from suite.configs.settings import apply_settings, validate
 
-# SB3's PPO defaults that rl-zoo3's entries keep: clip 0.2, value coefficient 0.5, no entropy
-# bonus, max grad norm 0.5, separate 64x64 tanh networks, no observation normalisation; no reuse
-# (N=1, K=1), the target network updated every update, one CPU for the learner and one for the
-# env runner.
-SB3_PPO = {
+# SB3's PPO defaults that rl-zoo3's tuned entries keep (clip 0.2, value coefficient 0.5, no
+# entropy bonus, max grad norm 0.5, separate 64x64 tanh MLPs, no observation normalisation),
+# carried over to APPO without reuse (N=1, K=1, the target network updated every time). The
+# searches ask it first too, with their env's settings (suite/sweep/search/spaces.py).
+SB3_PPO_DEFAULTS = {
     "clip_param": 0.2,
     "vf_loss_coeff": 0.5,
     "entropy_coeff": 0.0,
@@ -34,6 +34,11 @@ SB3_PPO = {
     "model.fcnet_activation": "tanh",
     "model.vf_share_layers": False,
     "observation_filter": "none",
+}
+
+# These configs: no KL loss (PPO has none), the suite's learner, one CPU for the learner and one
+# for the env runner.
+SB3_PPO = SB3_PPO_DEFAULTS | {
     "use_kl_loss": False,
     "learner": "suite",
     "num_cpus_for_main_process": 1,

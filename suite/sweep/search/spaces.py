@@ -10,6 +10,7 @@ at most the batch) holds for every combination; ``checks.check_space`` verifies 
 
 from __future__ import annotations
 
+from suite.configs import ppo_layouts
 from suite.sweep.search.space import Choice, IntUniform, LogUniform, SearchSpace, Uniform
 
 # A third of 2 cores per trial (main process, its local learner, one env runner), so a search's
@@ -50,23 +51,9 @@ CLASSIC = {
 }
 
 
-# SB3's PPO defaults that rl-zoo3's tuned entries keep (clip 0.2, value coefficient 0.5, no
-# entropy bonus, max grad norm 0.5, separate 64x64 tanh MLPs, no observation normalisation),
-# carried over to APPO without reuse (N=1, K=1, the target network updated every time): the part
+# SB3's PPO defaults that rl-zoo3's tuned entries keep (``suite.configs.ppo_layouts``): the part
 # of a sweep's "rl-zoo3's PPO settings first" suggestion that does not depend on the env.
-SB3_PPO_DEFAULTS = {
-    "clip_param": 0.2,
-    "vf_loss_coeff": 0.5,
-    "entropy_coeff": 0.0,
-    "grad_clip": 0.5,
-    "target_network_update_freq": 1,
-    "n": 1,
-    "k": 1,
-    "model.fcnet_hiddens": [64, 64],
-    "model.fcnet_activation": "tanh",
-    "model.vf_share_layers": False,
-    "observation_filter": "none",
-}
+SB3_PPO_DEFAULTS = ppo_layouts.SB3_PPO_DEFAULTS
 
 
 def cartpole() -> SearchSpace:
