@@ -17,7 +17,6 @@ import torch
 from ray.rllib.algorithms.appo import APPOConfig
 from ray.rllib.algorithms.appo.torch import appo_torch_learner
 from ray.rllib.algorithms.impala.torch.vtrace_torch_v2 import make_time_major, vtrace_torch
-from ray.rllib.core.columns import Columns
 from ray.rllib.core.learner.learner import ENTROPY_KEY, POLICY_LOSS_KEY, VF_LOSS_KEY, Learner
 from ray.rllib.core.learner.training_data import TrainingData
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
@@ -273,26 +272,10 @@ def rllib_fed_suite_targets(monkeypatch):
 
 
 def full_batch_targets(suite, batch):
-    """The suite's V-trace for every row of ``batch`` (bootstrap rows included, at zero)."""
-    module = suite.module[MID].unwrapped()
-    target_logp = (
-        module.get_train_action_dist_cls()
-        .from_logits(module.forward_target(batch)["target_network_action_dist_inputs"])
-        .logp(batch[Columns.ACTIONS])
-    )
-    mask = batch[Columns.LOSS_MASK].bool()
-    with torch.no_grad():
-        vs, advantages = vtrace_per_chunk(
-            layout=chunk_layout(mask),
-            behaviour_logp=batch[Columns.ACTION_LOGP],
-            target_logp=target_logp,
-            rewards=batch[Columns.REWARDS],
-            values=module.compute_values(batch),
-            terminateds=batch[Columns.TERMINATEDS],
-            loss_mask=mask,
-            gamma=suite.config.gamma,
-        )
-    return {VALUE_TARGETS: vs, ADVANTAGES: advantages}
+    """The suite's V-trace for every row of ``batch``, as its learner computes it once per batch
+    (checked against the definition above)."""
+    targets = suite.batch_targets(MID, batch)
+    return {VALUE_TARGETS: targets[VALUE_TARGETS], ADVANTAGES: targets[ADVANTAGES]}
 
 
 def clone(grads):

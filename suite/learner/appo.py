@@ -124,6 +124,16 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
     @torch.no_grad()
     def _rows_with_targets(self, module_id: str, batch) -> dict:
         """The batch's real rows, with the target network's log-probs and V-trace's targets."""
+        mask = batch[Columns.LOSS_MASK].bool()
+        columns = {key: value for key, value in batch.items() if _per_row(value, len(mask))}
+        added = self.batch_targets(module_id, batch)
+        return tree.map_structure(lambda column: column[mask], columns | added)
+
+    @torch.no_grad()
+    def batch_targets(self, module_id: str, batch) -> dict:
+        """The columns computed once per batch, for every row of ``batch`` (bootstrap rows
+        included: zero advantage, ``vs = V``): the target network's log-probs (and its action
+        distribution's inputs for the KL loss), V-trace's value targets and advantages."""
         module = self.module[module_id].unwrapped()
         config = self.config.get_config_for_module(module_id)
         target_inputs = module.forward_target(batch)[TARGET_NETWORK_ACTION_DIST_INPUTS]
@@ -146,8 +156,7 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
         added = {TARGET_LOGP: target_logp, VALUE_TARGETS: value_targets, ADVANTAGES: advantages}
         if config.use_kl_loss:
             added[TARGET_DIST_INPUTS] = target_inputs
-        columns = {key: value for key, value in batch.items() if _per_row(value, len(mask))}
-        return tree.map_structure(lambda column: column[mask], columns | added)
+        return added
 
     def compute_loss_for_module(self, *, module_id, config, batch, fwd_out):
         """IMPACT's loss as RLlib's APPO computes it, from the batch's precomputed targets."""
