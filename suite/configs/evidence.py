@@ -195,10 +195,15 @@ class PeersEvidence:
             headline=f"return {fmt(at['point'], decimals=0)} (IQM) at {int(mark):,} env steps",
             seeds=f"{data['seeds']} (from {first})",
             env_steps=f"{int(mark):,}",
-            hardware=f"{record['machine']}, {data['declared_cpus'].get(self.config)} CPUs",
+            hardware=_hardware(record["machine"], data["declared_cpus"].get(self.config)),
             date=record["measured_at"],
             source=self.pointer,
         )
+
+
+def _hardware(machine: str, declared_cpus: float | None) -> str:
+    """The machine, and the CPUs declared to Ray when row 11 declared more than it has."""
+    return machine if declared_cpus is None else f"{machine}, {declared_cpus} CPUs"
 
 
 @dataclass(frozen=True)
