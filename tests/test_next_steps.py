@@ -83,6 +83,30 @@ def test_a_leaning_race_repeats_on_fresh_seeds_and_says_its_budget_changed(scree
     assert step.cost.startswith("at most 24 trials × 100,000 env steps")
 
 
+def test_a_race_whose_budget_changed_does_not_promise_to_settle_its_verdict(screens):
+    """The run raced laptop_k as it was (N=16, 500k env steps, RLlib's settings); the command
+    runs laptop_k as it is now, whose cost run.json's backfilled ``budgets`` state (its
+    ``budgets_note``). The line says that, not "the same budget ... to settle the verdict"."""
+    run = load_run(RESULTS / "example-continuous_nk-laptop_k-race")
+    assert "describe laptop_k as it is now" in run.metadata["budgets_note"]
+    step = screens["example-continuous_nk-laptop_k-race"]["next"]
+    assert step.command.startswith("python -m suite.sweep continuous_nk --budget laptop_k ")
+    assert "the same budget" not in step.why and "to settle the leaning verdict" not in step.why
+    assert step.why.startswith("Budget laptop_k has changed since this run (then: ")
+    assert "3 cells x 3 seeds x 500k steps" in step.why  # then
+    assert "3 cells x 3 seeds x 100k steps" in step.why  # now: what the command runs
+    assert "No budget repeats this run's grid today" in step.why
+    assert "a different run, which cannot settle this one's verdict" in step.why
+    assert step.cost == budget_cost(run.metadata, "laptop_k")  # today's grid's cost
+
+
+def test_a_budget_that_did_not_change_is_still_the_same_budget_on_fresh_seeds():
+    run = load_run(RESULTS / "example-continuous_nk-laptop_k-race")
+    metadata = run.metadata | {"budget": run.metadata["budget"] | {"env_steps": 100_000}}
+    step = next_steps(metadata, run.path, [400], {"leaning"}, [], None)[0]
+    assert step.why == "the same budget on fresh seeds, to settle the leaning verdict."
+
+
 def test_a_one_seed_budget_is_offered_with_three_seeds_and_their_cost(screens):
     step = screens["example-aggregation_window-smoke"]["next"]
     assert "--seeds 3" in step.command

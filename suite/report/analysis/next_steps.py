@@ -103,7 +103,7 @@ def _promote_step(folder: str, run_id: str | None, what: str) -> NextStep:
 
 
 def changed_since(metadata: dict, budget: str) -> str:
-    """ "" when ``budget`` is still what this run ran; else a sentence saying it changed."""
+    """ "" when ``budget`` is still what this run ran; else a clause saying how it changed."""
     ran = metadata.get("budget") or {}
     now = (metadata.get("budgets") or {}).get(budget) or {}
     if not now or "error" in now:
@@ -115,8 +115,22 @@ def changed_since(metadata: dict, budget: str) -> str:
     if same_steps and same_trials:
         return ""
     return (
-        f" Budget {budget} has changed since this run (then: {ran.get('description')}; now: "
-        f"{now.get('description')}), so it no longer repeats this run's grid."
+        f"budget {budget} has changed since this run (then: {ran.get('description')}; now: "
+        f"{now.get('description')})"
+    )
+
+
+def again_why(metadata: dict, budget: str, purpose: str) -> str:
+    """Why to run ``budget`` again on fresh seeds: ``purpose`` while the budget is what this run
+    ran; once it has changed, what the command does instead (run.json's ``budgets`` hold the
+    budget as it is now, so the cost is today's grid's, true of the command shown)."""
+    changed = changed_since(metadata, budget)
+    if not changed:
+        return purpose
+    return (
+        f"{changed[0].upper()}{changed[1:]}. No budget repeats this run's grid today, so this "
+        "runs today's grid on fresh seeds, at today's cost: a different run, which cannot "
+        "settle this one's verdict."
     )
 
 
@@ -180,8 +194,11 @@ def next_steps(
         return [
             NextStep(
                 f"python -m suite.sweep {sweep} --budget {budget} --first-seed {fresh}",
-                "the same budget on fresh seeds, to settle the leaning verdict."
-                + changed_since(metadata, budget),
+                again_why(
+                    metadata,
+                    budget,
+                    "the same budget on fresh seeds, to settle the leaning verdict.",
+                ),
                 budget_cost(metadata, budget, measured_rate),
             ),
             _promote_step(
@@ -195,9 +212,13 @@ def next_steps(
             NextStep(
                 f"python -m suite.sweep {sweep} --budget {budget} --seeds {MIN_SEEDS} "
                 f"--first-seed {fresh}",
-                f"the cells differ in how they use the buffer, but with {plural(seeds, 'seed')} "
-                f"per cell no two can be told apart: {MIN_SEEDS} fresh seeds per cell give "
-                "confidence intervals." + changed_since(metadata, budget),
+                again_why(
+                    metadata,
+                    budget,
+                    f"the cells differ in how they use the buffer, but with "
+                    f"{plural(seeds, 'seed')} per cell no two can be told apart: {MIN_SEEDS} "
+                    "fresh seeds per cell give confidence intervals.",
+                ),
                 budget_cost(metadata, budget, measured_rate, seeds=MIN_SEEDS),
             ),
             whatif,
@@ -205,8 +226,12 @@ def next_steps(
     return [
         NextStep(
             f"python -m suite.sweep {sweep} --budget {budget} --first-seed {fresh}",
-            "the same budget on fresh seeds: the cells differ in how they use the buffer, but "
-            "this run could not tell them apart; more seeds may." + changed_since(metadata, budget),
+            again_why(
+                metadata,
+                budget,
+                "the same budget on fresh seeds: the cells differ in how they use the buffer, "
+                "but this run could not tell them apart; more seeds may.",
+            ),
             budget_cost(metadata, budget, measured_rate),
         ),
         whatif,
