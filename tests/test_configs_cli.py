@@ -76,3 +76,26 @@ def test_settings_read_as_a_person_types_them():
     assert setting_text(0.33424021001906645) == "0.334"
     assert setting_text(5.0) == "5" and setting_text(4000) == "4000"
     assert setting_text([128, 128]) == "[128, 128]" and setting_text(True) == "True"
+
+
+def test_a_promoted_config_whose_evidence_has_no_return_says_so(tmp_path, monkeypatch, capsys):
+    """Evidence without ``return_iqm`` (as ``suite.configs.promote`` writes whatever evidence it
+    is given) raised KeyError in the list and the details; both now say it has none."""
+    from suite.configs.promoted import PromotedConfig, write_promoted
+
+    monkeypatch.setenv("SUITE_PROMOTED_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "400")
+    evidence = {"verdict": "leaning", "run_id": "r1", "sweep": "continuous_nk"}
+    config = PromotedConfig(
+        "pendulum_noiqm", "pendulum_rllib", "Pendulum-v1", {"k": 3}, "", evidence
+    )
+    write_promoted(config, tmp_path)
+    assert main([]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("pendulum_noiqm")]
+    assert "no return recorded (evidence has no return_iqm)" in line
+    assert main(["pendulum_noiqm"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no return to expect: the evidence in" in out
+    assert "pendulum_noiqm.json has no return_iqm (verdict: leaning)" in out
+    rows = dict(detail_rows(get_config("pendulum_noiqm")))
+    assert rows["verdict"].startswith("leaning")

@@ -137,7 +137,7 @@ def detail_rows(tuned: TunedConfig) -> list[tuple[str, str]]:
         rows.append(("settings", settings_text(_library_settings(tuned))))
     rows += _expected_rows(tuned)
     if promoted is not None:
-        rows += _decided_rows(promoted["evidence"])
+        rows += _decided_rows(promoted.get("evidence") or {})
     rows.append(("source", tuned.source if promoted is None else _short_source(tuned)))
     run = _docstring_line(tuned, "Run")
     if run:

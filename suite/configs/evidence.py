@@ -225,16 +225,26 @@ class PromotedEvidence:
         promoted = read_json(self.path)
         if promoted is None:
             return None
-        evidence = promoted["evidence"]
-        point, low, high = evidence["return_iqm"]
+        evidence = promoted.get("evidence") or {}
+        iqm = _return_iqm(evidence.get("return_iqm"))
         hardware = evidence.get("hardware") or {}
         gpus = len(hardware.get("gpus") or [])
-        return Measured(
-            result=(
+        if iqm is None:  # said, not guessed around (a hand-written or partly written file)
+            result = (
+                f"no return to expect: the evidence in {shown_path(self.path)} has no "
+                f"return_iqm (verdict: {evidence.get('verdict')})"
+            )
+            headline = "no return recorded (evidence has no return_iqm)"
+        else:
+            point, low, high = iqm
+            result = (
                 f"return {fmt(point, decimals=0)} (IQM, 95% CI {fmt(low, decimals=0)} to "
                 f"{fmt(high, decimals=0)}) at {evidence.get('budget')}, {evidence.get('verdict')}"
-            ),
-            headline=f"return {fmt(point, decimals=0)} (IQM) at {evidence.get('budget')}",
+            )
+            headline = f"return {fmt(point, decimals=0)} (IQM) at {evidence.get('budget')}"
+        return Measured(
+            result=result,
+            headline=headline,
             seeds=str(evidence.get("seeds")),
             env_steps=str(evidence.get("budget")),
             hardware=(
@@ -246,3 +256,13 @@ class PromotedEvidence:
             source=f"{shown_path(self.path)}: run {evidence.get('run_id')} of "
             f"{evidence.get('sweep')}",
         )
+
+
+def _return_iqm(value) -> tuple[float, float, float] | None:
+    """An evidence file's ``return_iqm`` as (point, low, high); None when it is missing or is not
+    three numbers."""
+    if not isinstance(value, list | tuple) or len(value) != 3:
+        return None
+    if not all(isinstance(item, int | float) and not isinstance(item, bool) for item in value):
+        return None
+    return float(value[0]), float(value[1]), float(value[2])
