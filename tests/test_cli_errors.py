@@ -13,6 +13,7 @@ is found only when the run folder is made, after planning, so those run without 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from pathlib import Path
@@ -202,3 +203,47 @@ def test_report_to_an_unwritable_path(tmp_path, capsys):
     (tmp_path / "a_file").write_text("x")
     done = run_main(capsys, "suite.report", str(run), "--out", str(tmp_path / "a_file" / "r.html"))
     assert_one_line_error(done, "a_file")
+
+
+def _search_run(root: Path, objective: str | None) -> Path:
+    """A resumable search run as far as --resume looks: its tune/ folder and run.json."""
+    run_dir = root / "pendulum_search" / "20250101-000000-abcdef"
+    (run_dir / "tune").mkdir(parents=True)
+    search = {"suggestions": 8} | ({"objective": objective} if objective else {})
+    (run_dir / schema.RUN_METADATA_FILE).write_text(json.dumps({"search": search}))
+    return run_dir
+
+
+@pytest.mark.parametrize("recorded", ["return", None], ids=["return", "before-the-option"])
+def test_resume_with_another_objective_is_refused(tmp_path, capsys, recorded):
+    """--objective was silently ignored with --resume; a search keeps the objective it started
+    with (a run.json without one ran by return), so another one is a one-line error."""
+    root = tmp_path / "results"
+    _search_run(root, recorded)
+    before = snapshot(root)
+    done = run_main(
+        capsys, "suite.sweep", "pendulum_search", "--resume", "20250101-000000-abcdef",
+        "--objective", "time-to-threshold", "--results-dir", str(root), "--wandb", "off",
+    )  # fmt: skip
+    assert_one_line_error(
+        done,
+        "--objective time-to-threshold differs from the resumed run 20250101-000000-abcdef's "
+        "(return)",
+        "resume without --objective",
+    )
+    assert snapshot(root) == before
+
+
+def test_resume_with_the_runs_own_objective_or_none_passes_the_check(tmp_path):
+    from suite.sweep.driver.rundir import check_resume_objective
+
+    run_dir = _search_run(tmp_path, "time-to-threshold")
+    check_resume_objective(run_dir, "time-to-threshold")
+    check_resume_objective(run_dir, None)
+    with pytest.raises(ValueError, match=r"differs from .*\(time-to-threshold\)"):
+        check_resume_objective(run_dir, "return")
+    grid = tmp_path / "grid"
+    (grid / "tune").mkdir(parents=True)
+    (grid / schema.RUN_METADATA_FILE).write_text(json.dumps({"race": None}))
+    with pytest.raises(ValueError, match="applies to a search, and the resumed run grid is not"):
+        check_resume_objective(grid, "return")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import secrets
 from pathlib import Path
 
+from suite.stats.objective import RETURN
+from suite.store.schema import RUN_METADATA_FILE
 from suite.sweep.spec import SweepError
 
 
@@ -65,3 +68,29 @@ def find_run_dir(results_root: Path, sweep: str, run_id: str | None) -> Path:
     if not runs:
         raise ResultsDirError(f"nothing to resume: no runs of {sweep!r} under {parent}")
     return runs[-1]
+
+
+def check_resume_objective(run_dir: Path, objective: str | None) -> None:
+    """``--objective`` with ``--resume``: only the objective the run started with. A search's
+    suggestions were scored, told to the sampler and early-stopped under its objective, and its
+    run.json and search.json record it; switching mid-run would rank one study by two scores.
+    A run.json without one (a search from before the option existed) ran by return."""
+    if objective is None:
+        return
+    try:
+        run_meta = json.loads((run_dir / RUN_METADATA_FILE).read_text())
+    except FileNotFoundError:
+        return  # resuming says what is missing
+    search = run_meta.get("search")
+    if not search:
+        raise SweepError(
+            f"--objective {objective} applies to a search, and the resumed run {run_dir.name} "
+            "is not one; resume without --objective"
+        )
+    ran = search.get("objective") or RETURN
+    if objective != ran:
+        raise SweepError(
+            f"--objective {objective} differs from the resumed run {run_dir.name}'s ({ran}): a "
+            f"search keeps the objective it started with; resume without --objective, or start "
+            f"a new run with --objective {objective}"
+        )

@@ -18,7 +18,7 @@ from suite.sweep.driver.cluster import check_reachable, connect
 from suite.sweep.driver.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.driver.logs import route_library_logs
 from suite.sweep.driver.run_record import finish
-from suite.sweep.driver.rundir import find_run_dir, new_run_dir
+from suite.sweep.driver.rundir import check_resume_objective, find_run_dir, new_run_dir
 from suite.sweep.driver.runner import consolidate_from_disk, plan_for, resume, start
 from suite.sweep.driver.tables import print_drop_warnings, print_plan
 from suite.sweep.options import SweepOptions
@@ -33,6 +33,7 @@ def run_command(sweep: Sweep, options: SweepOptions, console: Console) -> int:
     options = dataclasses.replace(options, wandb=resolve_mode(options.wandb))
     if options.resume:
         run_dir = find_run_dir(options.results_dir, sweep.name, _run_id(options.resume))
+        check_resume_objective(run_dir, options.objective)  # before anything starts or is written
         console.print(f"Resuming {run_dir}")
         _route_logs(run_dir, console)
         with _interruptible(sweep, run_dir, options, console):
