@@ -61,7 +61,8 @@ class SweepOptions:
         choices=OBJECTIVES,
         help="for a budget that searches: score and validate suggestions by their return at the "
         "budget's env steps (return) or by the wall time their seeds take to reach the config's "
-        "threshold (time-to-threshold); default: the search's own (return for every shipped one)",
+        "threshold (time-to-threshold); default: the search's own (return for every shipped one); "
+        "with --resume, only the resumed run's own",
     )
     set: tuple[str, ...] = option(
         (),
