@@ -273,3 +273,16 @@ def test_rllib_counter_on_the_pendulum_race_is_explained_as_minibatch_updates(pa
         "minibatch update: 10 epochs × 16.3 minibatches of 250 rows in a 4,080-env-step batch"
         in text
     )
+
+
+def test_an_older_race_records_rule_is_shown_in_plain_words(pages):
+    """run.json's ``estimate`` of the laptop race keeps the plan's old "at alpha 0.05 (Holm)";
+    its page's metadata says the rule as the plan says it now."""
+    run = load_run(EXAMPLES / "example-continuous_nk-laptop-race")
+    assert "eliminating after each rung at alpha 0.05 (Holm)" in run.metadata["estimate"]
+    text = pages("example-continuous_nk-laptop-race")
+    assert "at alpha" not in text
+    assert (
+        "eliminating after each rung the cells some other cell beats at the 0.05 level "
+        "(one-sided Welch tests, Holm-corrected within the rung)"
+    ) in text

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -38,6 +39,22 @@ from suite.stats.metrics import interquartile_mean
 
 ALPHA = 0.05
 MIN_SEEDS = 3
+# How a race's plan said its rule before it was put in words (run.json's ``estimate`` of older
+# runs keeps it); a page shows ``eliminated_words`` instead.
+OLD_ELIMINATION_WORDS = re.compile(r"at alpha ([0-9.]+) \(Holm\)")
+
+
+def eliminated_words(alpha: float) -> str:
+    """Which cells a race drops after a rung, in words: the rule below."""
+    return (
+        f"the cells some other cell beats at the {alpha:g} level (one-sided Welch tests, "
+        "Holm-corrected within the rung)"
+    )
+
+
+def in_plain_words(text: str) -> str:
+    """``text`` with the old "at alpha 0.05 (Holm)" of a race rule said as ``eliminated_words``."""
+    return OLD_ELIMINATION_WORDS.sub(lambda found: eliminated_words(float(found[1])), text)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from suite.report.analysis.normalize import Normalization
 from suite.report.presentation import figures
 from suite.report.presentation.formatting import fmt
 from suite.report.presentation.heatmap import heatmap
+from suite.stats.elimination import in_plain_words
 
 MAX_CURVES_PER_CELL = 50  # enough for a stable IQM band; keeps 1,000-trial reports fast
 CURVE_AXES = (("env_steps", "env steps"), ("wall_time_s", "wall time (s)"))
@@ -206,6 +207,8 @@ def metadata_rows(metadata: dict, prefix: str = "") -> list[tuple[str, str]]:
                 rows += metadata_rows(item, prefix=f"{name}[{index}].")
         elif isinstance(value, list):
             rows.append((name, ", ".join(fmt(v) for v in value)))
+        elif isinstance(value, str):  # an older run's words, as the suite says them now
+            rows.append((name, in_plain_words(value)))
         else:
             rows.append((name, fmt(value)))
     return rows

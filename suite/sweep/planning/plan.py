@@ -13,6 +13,7 @@ from suite.configs.registry import get_config
 from suite.configs.resolve import resolve
 from suite.humanize import duration
 from suite.rllib_buffer import N_CANNOT_MATTER, DropRule, drop_rule, n_cannot_matter
+from suite.stats.elimination import eliminated_words
 from suite.stats.objective import TIME_TO_THRESHOLD
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.estimate import (
@@ -135,9 +136,8 @@ class Plan:
             for i, rung in enumerate(race.rungs)
         )
         return (
-            f"race of {cells} cells ({rungs}), eliminating after each rung the cells some "
-            f"other cell beats at the {race.alpha:g} level (one-sided Welch tests, "
-            f"Holm-corrected within the rung); at most {race.most_env_steps(cells):,} env "
+            f"race of {cells} cells ({rungs}), eliminating after each rung "
+            f"{eliminated_words(race.alpha)}; at most {race.most_env_steps(cells):,} env "
             f"steps, about {duration(self.total_seconds)} if nothing were eliminated, on "
             f"{self.cluster.describe()}"
         )
