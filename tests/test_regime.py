@@ -129,3 +129,17 @@ def test_the_default_to_keep_follows_the_verdict():
     assert (tied.n, tied.k) == (1, 1)  # a tie keeps the config's own
     without_own = regime("toy", binds, 1, verdict(INCONCLUSIVE, ["N=1, K=4"])).keep
     assert without_own.label == "N=1, K=4" and "no config's own" in without_own.why
+
+
+def test_a_config_whose_own_cell_lost_the_race_keeps_what_beat_it_and_names_a_tie():
+    # the impact_k race: K=1 (the config's own) eliminated at rung 0; K=10 and K=4 left, tied
+    binds = cells([(1, 4, 1, 400, 900, 0, 0, 2.0), (1, 10, 1, 400, 900, 0, 0, 2.0)])
+    own = {"n": 1, "k": 1}
+    tie = Verdict(INCONCLUSIVE, "Cannot tell.", [], ["N=1, K=10", "N=1, K=4"], {}, {}, ["N=1, K=4"])
+    kept = regime("toy", binds, 1, tie, own, eliminated={(1, 1)}).keep
+    assert kept.label == "N=1, K=4 or N=1, K=10"  # ordered by N and K, not by the verdict's list
+    assert (kept.n, kept.k) == (None, None)
+    assert "the race eliminated the config's own N=1, K=1" in kept.why
+    assert "could not pick one" in kept.why
+    # A race that eliminated another cell leaves the rule as it was: the tie keeps the own.
+    assert regime("toy", binds, 1, tie, own, eliminated={(1, 20)}).keep.label == "N=1, K=1"

@@ -21,6 +21,7 @@ run.json's ``configs_own`` by the sweep; older runs without it keep the verdict'
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -128,9 +129,12 @@ def regime(
     env_runners: int,
     verdict: Verdict | None = None,
     own: dict | None = None,
+    eliminated: set[tuple[int, int]] | None = None,
 ) -> Regime:
     """The regime of one env x hardware's steady ``cells``; ``own``: its config's own n and k
-    (run.json ``configs_own``), ``verdict``: its env's."""
+    (run.json ``configs_own``), ``verdict``: its env's, ``eliminated``: the (n, k) cells its race
+    eliminated."""
+    own_lost = bool(own) and (own["n"], own["k"]) in (eliminated or set())
     rates = rates_of(cells, env_runners) if len(cells) else None
     if rates is None or not (cells["steady_batches"] >= MIN_BATCHES).any():
         batches = cells["steady_batches"].max() if len(cells) else math.nan
@@ -147,7 +151,7 @@ def regime(
             "can tell.",
             _measured(cells) if rates is not None else [],
             [],
-            _keep(TOO_SHORT, verdict, own),
+            _keep(TOO_SHORT, verdict, own, own_lost),
             rates,
             own,
         )
@@ -163,7 +167,7 @@ def regime(
         _headline(kind, cells),
         _measured(cells),
         _would_matter(kind, rates, cells),
-        _keep(kind, verdict, own),
+        _keep(kind, verdict, own, own_lost),
         rates,
         own,
     )
@@ -254,10 +258,12 @@ def _would_matter(kind: str, rates: Rates, cells: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _keep(kind: str, verdict: Verdict | None, own: dict | None) -> Keep:
+def _keep(kind: str, verdict: Verdict | None, own: dict | None, own_lost: bool = False) -> Keep:
     own_label = f"N={own['n']}, K={own['k']}" if own else ""
     if verdict is not None and verdict.strength == DECISIVE and verdict.best:
         return Keep(None, None, verdict.best[0], f"the verdict is decisive: {verdict.summary}")
+    if own_lost and verdict is not None and verdict.best:
+        return _keep_survivors(verdict, own_label)
     if kind in (NEITHER, TOO_SHORT) and own:
         why = (
             "no cell differs from it here, so nothing measured is a reason to change it."
@@ -291,3 +297,12 @@ def _keep(kind: str, verdict: Verdict | None, own: dict | None) -> Keep:
         if leader
         else "no cell has a score and run.json records no config's own N and K.",
     )
+
+
+def _keep_survivors(verdict: Verdict, own_label: str) -> Keep:
+    """The config's own cell lost the race: keep what beat it, a tie named as a tie."""
+    top = sorted(verdict.top_set, key=lambda label: [int(x) for x in re.findall(r"\d+", label)])
+    why = f"the race eliminated the config's own {own_label}. {verdict.summary}"
+    if len(top) > 1:
+        why += " Either is measured better than the config's own; the race could not pick one."
+    return Keep(None, None, " or ".join(top), why)
