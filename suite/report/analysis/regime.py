@@ -37,6 +37,10 @@ K_BINDS, N_DROPS, NEITHER, TOO_SHORT = "K binds", "N can drop", "neither", "too 
 # trial's drop fraction by more than DROPS_MATTER (the model's check needs more, 40).
 MIN_BATCHES = math.ceil(1 / DROPS_MATTER)
 WAITS = 0.1  # the learner's wait share at which it visibly waits for batches
+# Steady uses per batch within which K > 1 cells that stayed under their K reused alike: the
+# learner's speed, not K, set their reuse, so they train the same amount.
+REUSE_ALIKE = 0.1
+UNDER_K = 0.9  # a cell whose reuse is below this share of its K was not capped by K
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class Regime:
     keep: Keep
     rates: Rates | None = None
     own: dict | None = field(default=None)
+    capped_k: tuple[int, ...] = ()  # K values whose cells reused alike, under their K
+    capped_reuse: float = math.nan  # the highest steady reuse among them
 
     @property
     def title(self) -> str:
@@ -161,16 +167,37 @@ def regime(
     drops = bool(len(allowed)) and bool((allowed["steady_drop_fraction"] >= DROPS_MATTER).any())
     kind = " and ".join(name for name, on in ((K_BINDS, binds), (N_DROPS, drops)) if on)
     kind = kind or NEITHER
+    capped = capped_ks(cells) if binds else []
+    evidence = _measured(cells)
+    if capped:
+        reuse = cells[cells["k"].isin(capped)]["steady_reuse"]
+        evidence.append(
+            f"K={', K='.join(map(str, capped))} reused each batch alike ({_span(reuse)} uses), "
+            "under their K: the learner's speed, not K, set the reuse, so these cells train "
+            "the same amount here."
+        )
     return Regime(
         scope,
         kind,
         _headline(kind, cells),
-        _measured(cells),
+        evidence,
         _would_matter(kind, rates, cells),
         _keep(kind, verdict, own, own_lost),
         rates,
         own,
+        tuple(capped),
+        float(cells[cells["k"].isin(capped)]["steady_reuse"].max()) if capped else math.nan,
     )
+
+
+def capped_ks(cells: pd.DataFrame) -> list[int]:
+    """The K > 1 values whose cells all stayed under their K and reused within REUSE_ALIKE of
+    each other (at least two such K); none otherwise."""
+    under = cells[(cells["k"] > 1) & (cells["steady_reuse"] < UNDER_K * cells["k"])]
+    reuse = under["steady_reuse"].dropna()
+    if under["k"].nunique() < 2 or reuse.max() - reuse.min() > REUSE_ALIKE:
+        return []
+    return sorted(int(k) for k in under["k"].unique())
 
 
 def _allowed(row) -> bool:
