@@ -16,6 +16,7 @@ import pytest
 
 from suite.humanize import duration
 from suite.report.analysis import search
+from suite.report.presentation.formatting import fmt
 from suite.report.presentation.page import search_context
 from suite.report.presentation.render import render
 from suite.report.promote_search import SearchPromoteError, search_promotion
@@ -215,3 +216,31 @@ def test_a_cut_suggestion_the_search_could_not_score_says_why(tmp_path):
     page = render("search_report.html.j2", search_context(load_run(target)))
     row = page.split('<h3 id="cut-for-time">')[1].split("<tr><td>3</td>")[1].split("</tr>")[0]
     assert "not validated: no return at 79,400 env steps" in row
+
+
+def test_the_header_reads_cut_suggestions_where_the_cut_table_does(pendulum, pendulum_page):
+    """The header said the trials the time cap stopped short "have no score at the budget", while
+    the table of suggestions cut for time scores each where its seeds got to (issue 33)."""
+    header = pendulum_page.split("Terms are defined in the")[0]
+    assert "no score" not in header
+    assert (
+        "9 stopped short at 79,400-99,600 env steps (suggestions 1, 3, 5: the budget's time cap "
+        "per trial ran out), so each is read at the fewest env steps its suggestion's seeds "
+        "reached instead (see Suggestions cut for time)."
+    ) in header.replace("&#39;", "'")
+    cut = {c.suggestion: c for c in search.cut_for_time(pendulum)}
+    for sid, c in cut.items():
+        row = pendulum_page.split('<h3 id="cut-for-time">')[1].split(f"<tr><td>{sid}</td>")[1]
+        assert f"<td>{fmt(c.env_steps)}</td><td>" in row.split("</tr>")[0]
+        assert not math.isnan(c.mean_return)
+
+
+def test_trials_the_early_stop_cut_short_have_no_score_and_the_header_says_so():
+    run = load_run(PENDULUM.parent / "example-halfcheetah_search-laptop")
+    page = render("search_report.html.j2", search_context(run))
+    header = page.split("Terms are defined in the")[0].replace("&#39;", "'")
+    assert (
+        "6 stopped short at 15,360-21,504 env steps (suggestions 5, 7: the early-stop test "
+        "stopped their suggestion at the milestone), so they have no score."
+    ) in header
+    assert "cut-for-time" not in page

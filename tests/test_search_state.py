@@ -353,6 +353,19 @@ def test_search_json_records_the_objective_the_cap_and_where_a_cut_suggestion_wa
     assert timed["stop_rule"].startswith("none")
 
 
+def test_search_json_says_the_early_stop_in_plain_words():
+    """Not "at alpha, once per suggestion" (issue 33): the level, and that no correction
+    across suggestions is made (StopTest tests each suggestion alone)."""
+    from suite.sweep.search.record import search_record
+
+    rule = search_record(_state([{"lr": 1e-3}], suggestions=1))["schedule"]["stop_rule"]
+    assert "at alpha" not in rule
+    assert rule.endswith(
+        "once per suggestion; it is stopped when p is under 0.05, with no correction across "
+        "suggestions"
+    )
+
+
 def _accept(settings: dict) -> None:
     return None
 

@@ -304,3 +304,15 @@ def test_iterations_are_sized_to_a_twentyfifth_of_the_budget(tmp_path):
     options = budget("smoke", tmp_path, set=("min_time_s_per_iteration=5.0",))
     user = plan_sweep(load_sweep("continuous_nk"), options, TWO_CORES)
     assert user.trials[0].config.min_time_s_per_iteration == 5.0  # the user's --set wins
+
+
+def test_a_race_plan_says_its_elimination_rule_in_plain_words(tmp_path):
+    """Not "at alpha 0.05 (Holm)" (issue 33 lists "at alpha" as jargon): the level, the test
+    and where Holm's correction applies, as suite.stats.elimination does it."""
+    plan = plan_sweep(load_sweep("continuous_nk"), budget("laptop_k", tmp_path), TWO_CORES)
+    line = plan.estimate_line()
+    assert "at alpha" not in line
+    assert (
+        "eliminating after each rung the cells some other cell beats at the 0.05 level "
+        "(one-sided Welch tests, Holm-corrected within the rung)"
+    ) in line

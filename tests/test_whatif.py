@@ -104,8 +104,33 @@ def test_the_command_predicts_a_sweeps_cells_from_a_store(capsys):
     out = capsys.readouterr().out
     for cell in ("N=1, K=1, B=1", "N=1, K=32, B=1", "N=16, K=32, B=1"):
         assert cell in out
-    assert "Model error (stated): drop fraction ±0.11" in out
+    # in the pages' words ("off by"), not "±" (issue 33)
+    assert "Model error (stated): its drop fraction is off by 0.11 and its reuse by 0.03" in out
+    assert "±" not in out
     assert "The same runs as far as the buffer goes" in out  # the K=1 cells at B=1
+
+
+def test_the_command_says_which_cells_are_only_within_the_error_of_none_dropped(capsys):
+    """At the race's rates N=1, K=4 is predicted to drop 0.112 (reuse 1.03): within the stated
+    error of none dropped, but not none dropped; only the K=1 cells are exactly so."""
+    race = str(ROOT / "results" / "example-continuous_nk-laptop-race")
+    assert main(["continuous_nk", "--budget", "laptop", "--rates-from", race]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (same,) = [line for line in lines if "The same runs as far as the buffer goes" in line]
+    assert same.endswith("N=1, K=1, B=1; N=16, K=1, B=1")
+    (near,) = [line for line in lines if "Within the model's error of every batch" in line]
+    assert near.endswith(": N=1, K=4, B=1")
+
+
+def test_no_cell_can_differ_says_within_the_error_only_when_a_prediction_is_not_exact(capsys):
+    exact = ["--config", "pendulum", "--n", "16", "--k", "1"]
+    assert main([*exact, "--sampling", "3000", "--learning", "3000"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "No cell can differ" in x]
+    assert "drops none. At these rates" in line
+    near = ["--config", "pendulum", "--n", "1", "--k", "4", "--rates-from"]
+    assert main([*near, str(ROOT / "results" / "example-continuous_nk-laptop-race")]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "No cell can differ" in x]
+    assert "drops none within the model's error" in line
 
 
 def test_the_command_says_when_no_cell_can_differ(capsys):

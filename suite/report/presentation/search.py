@@ -190,6 +190,15 @@ WHY_SHORT = {
     "stopped": "the early-stop test stopped their suggestion at the milestone",
     "running": "the search ended before they finished",
 }
+# What a trial that stopped short is scored by, by its suggestion's status: a suggestion cut for
+# time is read where its seeds got to (``analysis.search.cut_for_time``, the table "Suggestions
+# cut for time"; the search scores it there too, ``suite.sweep.search.state``); the others have
+# no score.
+SCORED_SHORT = {
+    "too slow": "so each is read at the fewest env steps its suggestion's seeds reached "
+    "instead (see Suggestions cut for time)",
+}
+NOT_SCORED = "so they have no score"
 
 
 def _reach_text(reach: BudgetReach) -> dict:
@@ -210,13 +219,13 @@ def _reach_text(reach: BudgetReach) -> dict:
         why = WHY_SHORT.get(group.why, f"their suggestion is {group.why}")
         parts.append(
             f"{group.trials} stopped short at {_span(group.low, group.high)} env steps "
-            f"(suggestion{'s' if len(group.suggestions) > 1 else ''} {which}: {why})"
+            f"(suggestion{'s' if len(group.suggestions) > 1 else ''} {which}: {why}), "
+            + SCORED_SHORT.get(group.why, NOT_SCORED)
         )
     short = "; ".join(parts)
     return {
-        "summary": f"{scored}; {short}, so they have no score at the budget.",
-        "failed": f"none errored, but not every trial reached {steps} env steps: {short}; "
-        "they have no score at the budget.",
+        "summary": f"{scored}; {short}.",
+        "failed": f"none errored, but not every trial reached {steps} env steps: {short}.",
     }
 
 

@@ -135,9 +135,10 @@ class Plan:
             for i, rung in enumerate(race.rungs)
         )
         return (
-            f"race of {cells} cells ({rungs}), eliminating after each rung at alpha "
-            f"{race.alpha} (Holm); at most {race.most_env_steps(cells):,} env steps, about "
-            f"{duration(self.total_seconds)} if nothing were eliminated, on "
+            f"race of {cells} cells ({rungs}), eliminating after each rung the cells some "
+            f"other cell beats at the {race.alpha:g} level (one-sided Welch tests, "
+            f"Holm-corrected within the rung); at most {race.most_env_steps(cells):,} env "
+            f"steps, about {duration(self.total_seconds)} if nothing were eliminated, on "
             f"{self.cluster.describe()}"
         )
 

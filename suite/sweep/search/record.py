@@ -14,11 +14,17 @@ from suite.store.schema import SEARCH_FILE
 from suite.sweep.search.space import label
 from suite.sweep.search.state import SearchState
 
-STOP_RULE = (
-    "one-sided Welch t-test of the suggestion's returns at the milestone against the leader's, "
-    "at alpha, once per suggestion"
-)
 NO_STOP_RULE = "none: the milestone test compares returns, which a time objective does not score"
+
+
+def stop_rule(alpha: float) -> str:
+    """The early stop in words (``suite.stats.elimination.StopTest``): one test per suggestion,
+    no correction across suggestions."""
+    return (
+        "one-sided Welch t-test of the suggestion's returns at the milestone against the "
+        f"leader's, once per suggestion; it is stopped when p is under {alpha:g}, with no "
+        "correction across suggestions"
+    )
 
 
 def search_record(state: SearchState) -> dict:
@@ -41,7 +47,7 @@ def search_record(state: SearchState) -> dict:
             "threshold": None if math.isnan(state.threshold) else state.threshold,
             "max_trial_s": state.max_trial_s,
             "score": DESCRIPTIONS[state.objective],
-            "stop_rule": STOP_RULE if state.objective == RETURN else NO_STOP_RULE,
+            "stop_rule": stop_rule(search.alpha) if state.objective == RETURN else NO_STOP_RULE,
         },
         "config": state.template.config_name,
         "phase": state.phase,
