@@ -26,6 +26,8 @@ GRIDS = [
     "example-continuous_nk-laptop-race",
     "example-continuous_nk-laptop_k-race",
     "example-continuous_nk-laptop_k-tuned",
+    "example-impact_k-laptop-race",
+    "example-impact_k-laptop_cartpole-race",
 ]
 SEARCHES = [
     "example-cartpole_search-laptop",
@@ -105,6 +107,18 @@ def test_a_budget_that_did_not_change_is_still_the_same_budget_on_fresh_seeds():
     metadata = run.metadata | {"budget": run.metadata["budget"] | {"env_steps": 100_000}}
     step = next_steps(metadata, run.path, [400], {"leaning"}, [], None)[0]
     assert step.why == "the same budget on fresh seeds, to settle the leaning verdict."
+
+
+def test_a_tie_of_k_cells_that_reused_alike_points_to_a_faster_learner_not_more_seeds(screens):
+    # impact_k on Pendulum: K=1 eliminated; K=4 and K=10 tied, both reusing about 3.2 times
+    screen = screens["example-impact_k-laptop-race"]
+    assert screen["next"].command.startswith("python -m suite.whatif impact_k --budget laptop")
+    assert "--learner-speedup 4" in screen["next"].command  # 10 / 3.19, rounded up
+    assert "K=4, K=10 reused each batch alike" in screen["next"].why
+    assert "expect it to stay a tie" in screen["also"][0].why
+    # CartPole's tie (K=1 against K=20, reusing 1 and 4.4) is no such case: more seeds may
+    cartpole = screens["example-impact_k-laptop_cartpole-race"]
+    assert "more seeds may" in cartpole["next"].why
 
 
 def test_a_one_seed_budget_is_offered_with_three_seeds_and_their_cost(screens):

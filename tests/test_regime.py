@@ -40,6 +40,9 @@ def regimes_of(example: str):
         ("example-continuous_nk-laptop-race", NEITHER),
         # RLlib's settings (N=16, 20 envs): reuse 3.7-3.9 at K=10 and 32
         ("example-continuous_nk-laptop_k-race", K_BINDS),
+        # PPO's layout at one pass per update: the learner outpaces sampling, reuse 3.2 and 4.4
+        ("example-impact_k-laptop-race", K_BINDS),
+        ("example-impact_k-laptop_cartpole-race", K_BINDS),
         # the slowed learner: up to 0.84 of env steps dropped where the rule allows it
         ("example-aggregation_window-smoke", N_DROPS),
     ],
@@ -129,3 +132,32 @@ def test_the_default_to_keep_follows_the_verdict():
     assert (tied.n, tied.k) == (1, 1)  # a tie keeps the config's own
     without_own = regime("toy", binds, 1, verdict(INCONCLUSIVE, ["N=1, K=4"])).keep
     assert without_own.label == "N=1, K=4" and "no config's own" in without_own.why
+
+
+def test_a_config_whose_own_cell_lost_the_race_keeps_what_beat_it_and_names_a_tie():
+    # the impact_k race: K=1 (the config's own) eliminated at rung 0; K=10 and K=4 left, tied
+    binds = cells([(1, 4, 1, 400, 900, 0, 0, 2.0), (1, 10, 1, 400, 900, 0, 0, 2.0)])
+    own = {"n": 1, "k": 1}
+    tie = Verdict(INCONCLUSIVE, "Cannot tell.", [], ["N=1, K=10", "N=1, K=4"], {}, {}, ["N=1, K=4"])
+    kept = regime("toy", binds, 1, tie, own, eliminated={(1, 1)}).keep
+    assert kept.label == "N=1, K=4 or N=1, K=10"  # ordered by N and K, not by the verdict's list
+    assert (kept.n, kept.k) == (None, None)
+    assert "the race eliminated the config's own N=1, K=1" in kept.why
+    assert "could not pick one" in kept.why
+    # A race that eliminated another cell leaves the rule as it was: the tie keeps the own.
+    assert regime("toy", binds, 1, tie, own, eliminated={(1, 20)}).keep.label == "N=1, K=1"
+
+
+def test_k_cells_that_reused_alike_under_their_k_are_named_as_training_the_same_amount():
+    # the impact_k race: K=4 and K=10 both reused about 3.2 times, the learner's speed the cap
+    alike = cells([(1, 1, 1, 400, 900, 0.4, 0, 1), (1, 4, 1, 400, 900, 0, 0, 3.17)])
+    alike = pd.concat([alike, cells([(1, 10, 1, 400, 900, 0, 0, 3.19)])], ignore_index=True)
+    found = regime("toy", alike, 1)
+    assert found.capped_k == (4, 10) and found.capped_reuse == pytest.approx(3.19)
+    assert any("K=4, K=10 reused each batch alike" in line for line in found.evidence)
+    # K=4 at its cap (reuse 3.9) and K=10 under it: K still decides, nothing is called alike
+    apart = cells([(1, 4, 1, 400, 900, 0, 0, 3.9), (1, 10, 1, 400, 900, 0, 0, 6.0)])
+    assert regime("toy", apart, 1).capped_k == ()
+    # two K under their cap but reusing differently (2 against 3): they train differently
+    differ = cells([(1, 4, 1, 400, 900, 0, 0, 2.0), (1, 10, 1, 400, 900, 0, 0, 3.0)])
+    assert regime("toy", differ, 1).capped_k == ()

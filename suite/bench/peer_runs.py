@@ -170,3 +170,13 @@ def run_sb3(env: str, env_steps: int, seed: int, folder: Path) -> tuple[ReturnCu
     run = zoo_runs.run_zoo(env, env_steps, seed, folder / f"sb3-seed{seed}", run_timeout(env_steps))
     curve = episode_curve(zoo_runs.read_episodes(run.run_dir), run.started_at)
     return curve, zoo_runs.resolved_settings(run, env)
+
+
+def trial_curve(run_dir: Path) -> ReturnCurve:
+    """The trial's curve on its own clock (``wall_time_s``: seconds since the trial started)."""
+    rows = read_parquet(run_dir / schema.ITERATIONS_FILE).sort_values("iteration")
+    return ReturnCurve(
+        rows["env_steps"].to_numpy(float),
+        rows["wall_time_s"].to_numpy(float),
+        rows["episode_return_mean"].to_numpy(float),
+    )

@@ -22,12 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from suite.bench import zoo_runs
-from suite.bench.peer_runs import ReturnCurve, episode_curve, run_timeout
+from suite.bench.peer_runs import ReturnCurve, episode_curve, run_timeout, trial_curve
 from suite.bench.peers import iqm_ci
 from suite.bench.summary import spread
 from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
-from suite.store.files import read_parquet
 
 ENV = "Pendulum-v1"
 SWEEP = "sweeps/pendulum_ppo_layout.py"
@@ -102,16 +101,6 @@ def _sb3(seed: int, folder: Path) -> ReturnCurve:
         return episode_curve(episodes, float(episodes["ended_at"].min()))
     run = zoo_runs.run_zoo(ENV, MARK, seed, folder, run_timeout(MARK))
     return episode_curve(zoo_runs.read_episodes(run.run_dir), run.started_at)
-
-
-def trial_curve(run_dir: Path) -> ReturnCurve:
-    """The trial's curve on its own clock (``wall_time_s``: seconds since the trial started)."""
-    rows = read_parquet(run_dir / schema.ITERATIONS_FILE).sort_values("iteration")
-    return ReturnCurve(
-        rows["env_steps"].to_numpy(float),
-        rows["wall_time_s"].to_numpy(float),
-        rows["episode_return_mean"].to_numpy(float),
-    )
 
 
 def summary(curves: dict[int, ReturnCurve]) -> dict:

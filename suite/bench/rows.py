@@ -157,6 +157,18 @@ def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     return [*ppo_walk.render(data), "", *notes.lines("reading")]
 
 
+def _impact(options: MeasureOptions) -> dict:
+    from suite.bench import impact  # sweeps in their own processes
+
+    return impact.measure(options.quick)
+
+
+def _render_impact(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import impact
+
+    return [*impact.render(data), "", *notes.lines("reading")]
+
+
 def _whatif(options: MeasureOptions) -> dict:
     from suite.bench import whatif_error  # reads the committed stores: no Ray, no training
 
@@ -299,6 +311,14 @@ ROWS: tuple[Row, ...] = (
         title="15. Faults survived: a frozen trial process, a lost worker node",
         measure=_faults,
         render=_render_faults,
+    ),
+    Row(
+        key="impact",
+        title="16. IMPACT's claim: reuse from the buffer against PPO's epochs, at equal env steps "
+        "and equal wall time",
+        measure=_impact,
+        render=_render_impact,
+        notes="impact",
     ),
 )
 

@@ -10,6 +10,7 @@ where a verdict leans, the promotion where it is decisive.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -223,6 +224,9 @@ def next_steps(
             ),
             whatif,
         ]
+    capped = next((item for item in regimes if len(item.capped_k) >= 2), None)
+    if capped is not None:
+        return _capped_steps(capped, sweep, budget, folder, fresh, metadata, measured_rate)
     return [
         NextStep(
             f"python -m suite.sweep {sweep} --budget {budget} --first-seed {fresh}",
@@ -235,6 +239,34 @@ def next_steps(
             budget_cost(metadata, budget, measured_rate),
         ),
         whatif,
+    ]
+
+
+def _capped_steps(capped, sweep, budget, folder, fresh, metadata, measured_rate) -> list[NextStep]:
+    """K binds, but its larger values reused alike: a faster learner, not more seeds, is what
+    would tell them apart."""
+    ks = ", ".join(f"K={k}" for k in capped.capped_k)
+    speedup = max(2, math.ceil(max(capped.capped_k) / capped.capped_reuse))
+    return [
+        NextStep(
+            f"python -m suite.whatif {sweep} --budget {budget} --rates-from {folder} "
+            f"--learner-speedup {speedup}",
+            f"{ks} reused each batch alike here (the learner's speed capped the reuse below "
+            "their K), so more seeds would compare cells that train the same amount; this "
+            f"shows the reuse of each cell with a learner {speedup}x as fast (a GPU, or fewer "
+            "gradient steps per update), where they would differ.",
+            NO_TRAINING,
+        ),
+        NextStep(
+            f"python -m suite.sweep {sweep} --budget {budget} --first-seed {fresh}",
+            again_why(
+                metadata,
+                budget,
+                "the same budget on fresh seeds, if you want the tie checked again: expect it "
+                "to stay a tie on this hardware.",
+            ),
+            budget_cost(metadata, budget, measured_rate),
+        ),
     ]
 
 

@@ -53,3 +53,13 @@ def eliminated_at(race: dict) -> dict[str, int]:
             if comparison["eliminated"]:
                 found.setdefault(comparison["cell"], decision["rung"])
     return found
+
+
+def eliminated_cells(race: dict | None, trials) -> set[tuple[str, int, int]]:
+    """(env, n, k) of every cell the race eliminated, read off its trials' rows."""
+    if not race:
+        return set()
+    names = set(eliminated_at(race))
+    ids = [trial_id for trial_id, trial in race["trials"].items() if trial["cell"] in names]
+    rows = trials[trials["trial_id"].isin(ids)]
+    return {(str(env), int(n), int(k)) for env, n, k in rows[["env", "n", "k"]].to_numpy()}

@@ -21,6 +21,7 @@ run.json's ``configs_own`` by the sweep; older runs without it keep the verdict'
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -36,6 +37,10 @@ K_BINDS, N_DROPS, NEITHER, TOO_SHORT = "K binds", "N can drop", "neither", "too 
 # trial's drop fraction by more than DROPS_MATTER (the model's check needs more, 40).
 MIN_BATCHES = math.ceil(1 / DROPS_MATTER)
 WAITS = 0.1  # the learner's wait share at which it visibly waits for batches
+# Steady uses per batch within which K > 1 cells that stayed under their K reused alike: the
+# learner's speed, not K, set their reuse, so they train the same amount.
+REUSE_ALIKE = 0.1
+UNDER_K = 0.9  # a cell whose reuse is below this share of its K was not capped by K
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class Regime:
     keep: Keep
     rates: Rates | None = None
     own: dict | None = field(default=None)
+    capped_k: tuple[int, ...] = ()  # K values whose cells reused alike, under their K
+    capped_reuse: float = math.nan  # the highest steady reuse among them
 
     @property
     def title(self) -> str:
@@ -128,9 +135,12 @@ def regime(
     env_runners: int,
     verdict: Verdict | None = None,
     own: dict | None = None,
+    eliminated: set[tuple[int, int]] | None = None,
 ) -> Regime:
     """The regime of one env x hardware's steady ``cells``; ``own``: its config's own n and k
-    (run.json ``configs_own``), ``verdict``: its env's."""
+    (run.json ``configs_own``), ``verdict``: its env's, ``eliminated``: the (n, k) cells its race
+    eliminated."""
+    own_lost = bool(own) and (own["n"], own["k"]) in (eliminated or set())
     rates = rates_of(cells, env_runners) if len(cells) else None
     if rates is None or not (cells["steady_batches"] >= MIN_BATCHES).any():
         batches = cells["steady_batches"].max() if len(cells) else math.nan
@@ -147,7 +157,7 @@ def regime(
             "can tell.",
             _measured(cells) if rates is not None else [],
             [],
-            _keep(TOO_SHORT, verdict, own),
+            _keep(TOO_SHORT, verdict, own, own_lost),
             rates,
             own,
         )
@@ -157,16 +167,37 @@ def regime(
     drops = bool(len(allowed)) and bool((allowed["steady_drop_fraction"] >= DROPS_MATTER).any())
     kind = " and ".join(name for name, on in ((K_BINDS, binds), (N_DROPS, drops)) if on)
     kind = kind or NEITHER
+    capped = capped_ks(cells) if binds else []
+    evidence = _measured(cells)
+    if capped:
+        reuse = cells[cells["k"].isin(capped)]["steady_reuse"]
+        evidence.append(
+            f"K={', K='.join(map(str, capped))} reused each batch alike ({_span(reuse)} uses), "
+            "under their K: the learner's speed, not K, set the reuse, so these cells train "
+            "the same amount here."
+        )
     return Regime(
         scope,
         kind,
         _headline(kind, cells),
-        _measured(cells),
+        evidence,
         _would_matter(kind, rates, cells),
-        _keep(kind, verdict, own),
+        _keep(kind, verdict, own, own_lost),
         rates,
         own,
+        tuple(capped),
+        float(cells[cells["k"].isin(capped)]["steady_reuse"].max()) if capped else math.nan,
     )
+
+
+def capped_ks(cells: pd.DataFrame) -> list[int]:
+    """The K > 1 values whose cells all stayed under their K and reused within REUSE_ALIKE of
+    each other (at least two such K); none otherwise."""
+    under = cells[(cells["k"] > 1) & (cells["steady_reuse"] < UNDER_K * cells["k"])]
+    reuse = under["steady_reuse"].dropna()
+    if under["k"].nunique() < 2 or reuse.max() - reuse.min() > REUSE_ALIKE:
+        return []
+    return sorted(int(k) for k in under["k"].unique())
 
 
 def _allowed(row) -> bool:
@@ -254,10 +285,12 @@ def _would_matter(kind: str, rates: Rates, cells: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _keep(kind: str, verdict: Verdict | None, own: dict | None) -> Keep:
+def _keep(kind: str, verdict: Verdict | None, own: dict | None, own_lost: bool = False) -> Keep:
     own_label = f"N={own['n']}, K={own['k']}" if own else ""
     if verdict is not None and verdict.strength == DECISIVE and verdict.best:
         return Keep(None, None, verdict.best[0], f"the verdict is decisive: {verdict.summary}")
+    if own_lost and verdict is not None and verdict.best:
+        return _keep_survivors(verdict, own_label)
     if kind in (NEITHER, TOO_SHORT) and own:
         why = (
             "no cell differs from it here, so nothing measured is a reason to change it."
@@ -291,3 +324,12 @@ def _keep(kind: str, verdict: Verdict | None, own: dict | None) -> Keep:
         if leader
         else "no cell has a score and run.json records no config's own N and K.",
     )
+
+
+def _keep_survivors(verdict: Verdict, own_label: str) -> Keep:
+    """The config's own cell lost the race: keep what beat it, a tie named as a tie."""
+    top = sorted(verdict.top_set, key=lambda label: [int(x) for x in re.findall(r"\d+", label)])
+    why = f"the race eliminated the config's own {own_label}. {verdict.summary}"
+    if len(top) > 1:
+        why += " Either is measured better than the config's own; the race could not pick one."
+    return Keep(None, None, " or ".join(top), why)

@@ -13,6 +13,7 @@ import pandas as pd
 from suite.configs.axes import trial_label
 from suite.report.analysis import broadcast, metrics, search
 from suite.report.analysis.next_steps import search_next_steps
+from suite.report.analysis.race import eliminated_cells
 from suite.report.analysis.regime import regime
 from suite.report.analysis.reliability import guard_releases
 from suite.report.analysis.steady import steady_cells
@@ -124,6 +125,7 @@ def report_context(run: RunData) -> dict:
         for hardware, group in Hardware.groups(trials)
     }
     own = run.metadata.get("configs_own") or {}
+    eliminated = eliminated_cells(run.race, run.trials)
     regimes = [
         regime(
             hardware.title(shown),
@@ -131,6 +133,7 @@ def report_context(run: RunData) -> dict:
             hardware.num_env_runners,
             by_env.get(hardware.env),
             own.get(str(group["config_name"].iloc[0])),
+            {(n, k) for env, n, k in eliminated if env == hardware.env},
         )
         for hardware, group in Hardware.groups(trials)
     ]
