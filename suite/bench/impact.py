@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from suite.bench.peer_runs import ReturnCurve, run_timeout, trial_curve
+from suite.bench.peer_runs import ReturnCurve, run_timeout, trial_curve, write_one_trial_sweep
 from suite.bench.peers import PEER_ENVS, iqm_ci
 from suite.bench.summary import spread
 from suite.bench.sweep_runs import run_sweep
@@ -35,18 +35,6 @@ from suite.store.files import read_parquet
 
 FIRST_SEED, SEEDS = 50_000, 5  # no race, search or walk ran these
 RUNS_DIR = Path("results") / "bench-impact"
-SWEEP_FILE = """
-from suite.sweep.spec import Budget, Sweep
-
-SWEEP = Sweep(
-    name="NAME",
-    description="one trial of CONFIG, as row 16 (impact) runs it",
-    configs=("CONFIG",),
-    axes={},
-    settings=SETTINGS,
-    budgets={"impact": Budget(env_steps=ENV_STEPS, seeds=1, description="one seed")},
-)
-"""
 
 
 @dataclass(frozen=True)
@@ -118,10 +106,10 @@ def run_or_read(arm: Arm, env_steps: int, seed: int, folder: Path) -> Run:
     if found:
         return read_run(found[-1].parent, arm)
     folder.mkdir(parents=True, exist_ok=True)
-    sweep_file = folder / f"{name}.py"
-    text = SWEEP_FILE.replace("NAME", name).replace("CONFIG", arm.config)
-    text = text.replace("SETTINGS", repr(arm.settings)).replace("ENV_STEPS", str(env_steps))
-    sweep_file.write_text(text)
+    description = f"one trial of {arm.name}, as row 16 (impact) runs it"
+    sweep_file = write_one_trial_sweep(
+        folder / f"{name}.py", arm.config, env_steps, "impact", description, arm.settings
+    )
     extra = ("--first-seed", str(seed))
     run_dir = run_sweep(
         str(sweep_file), "impact", folder, *extra, name=name, timeout_s=run_timeout(env_steps)

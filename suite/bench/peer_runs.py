@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import textwrap
+import string
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,19 +96,45 @@ def iteration_curve(iterations: pd.DataFrame, ended_at: float, started_at: float
     )
 
 
-SWEEP_FILE = """
+ONE_TRIAL_SWEEP = string.Template("""
 from suite.sweep.spec import Budget, Sweep
 
 SWEEP = Sweep(
-    name="NAME",
-    description="one trial of CONFIG, as row 11 (peers) runs it",
-    configs=("CONFIG",),
+    name=$name,
+    description=$description,
+    configs=($config,),
     axes={},
+    settings=$settings,
     budgets={
-        "peers": Budget(env_steps=ENV_STEPS, seeds=1, description="one seed", checkpoints=False)
+        $budget: Budget(
+            env_steps=$env_steps, seeds=1, description="one seed", checkpoints=$checkpoints
+        )
     },
 )
-"""
+""")
+
+
+def write_one_trial_sweep(
+    path: Path,
+    config: str,
+    env_steps: int,
+    budget: str,
+    description: str,
+    settings: dict | None = None,
+    checkpoints: bool = True,
+) -> Path:
+    """A sweep file of one trial of ``config`` (named after the file) for a row to run."""
+    values = {
+        "name": path.stem,
+        "description": description,
+        "config": config,
+        "settings": settings or {},
+        "budget": budget,
+        "env_steps": env_steps,
+        "checkpoints": checkpoints,
+    }
+    path.write_text(ONE_TRIAL_SWEEP.substitute({key: repr(v) for key, v in values.items()}))
+    return path
 
 
 def run_timeout(env_steps: int) -> float:
@@ -118,9 +144,10 @@ def run_timeout(env_steps: int) -> float:
 def run_suite_config(config: str, env_steps: int, seed: int, folder: Path) -> ReturnCurve:
     """One trial of ``config`` through ``python -m suite.sweep``, clocked from before its start."""
     name = f"peers_{config}"
-    sweep_file = folder / f"{name}.py"
-    text = SWEEP_FILE.replace("NAME", name).replace("CONFIG", config)
-    sweep_file.write_text(textwrap.dedent(text.replace("ENV_STEPS", str(env_steps))))
+    description = f"one trial of {config}, as row 11 (peers) runs it"
+    sweep_file = write_one_trial_sweep(
+        folder / f"{name}.py", config, env_steps, "peers", description, checkpoints=False
+    )
     root = folder / f"{config}-seed{seed}"
     cpus = cpus_asked(config)
     declared = cpus > (os.cpu_count() or 1)

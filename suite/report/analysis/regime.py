@@ -169,12 +169,12 @@ def regime(
     kind = kind or NEITHER
     capped = capped_ks(cells) if binds else []
     evidence = _measured(cells)
+    capped_reuse = cells[cells["k"].isin(capped)]["steady_reuse"]
     if capped:
-        reuse = cells[cells["k"].isin(capped)]["steady_reuse"]
         evidence.append(
-            f"K={', K='.join(map(str, capped))} reused each batch alike ({_span(reuse)} uses), "
-            "under their K: the learner's speed, not K, set the reuse, so these cells train "
-            "the same amount here."
+            f"K={', K='.join(map(str, capped))} reused each batch alike "
+            f"({_span(capped_reuse)} uses), under their K: the learner's speed, not K, set the "
+            "reuse, so these cells train the same amount here."
         )
     return Regime(
         scope,
@@ -186,7 +186,7 @@ def regime(
         rates,
         own,
         tuple(capped),
-        float(cells[cells["k"].isin(capped)]["steady_reuse"].max()) if capped else math.nan,
+        float(capped_reuse.max()) if capped else math.nan,
     )
 
 
