@@ -192,9 +192,16 @@ def stored_curve(run_dir: Path, started_at: float) -> ReturnCurve:
     return iteration_curve(read_parquet(run_dir / schema.ITERATIONS_FILE), ended_at, started_at)
 
 
-def run_sb3(env: str, env_steps: int, seed: int, folder: Path) -> tuple[ReturnCurve, dict]:
+def run_sb3(
+    env: str,
+    env_steps: int,
+    seed: int,
+    folder: Path,
+    settings: zoo_runs.ZooSettings = zoo_runs.ZOO_DEFAULTS,
+) -> tuple[ReturnCurve, dict]:
     """One rl-zoo3 run: its curve and the settings it resolved."""
-    run = zoo_runs.run_zoo(env, env_steps, seed, folder / f"sb3-seed{seed}", run_timeout(env_steps))
+    log_folder, timeout_s = folder / f"sb3-seed{seed}", run_timeout(env_steps)
+    run = zoo_runs.run_zoo(env, env_steps, seed, log_folder, timeout_s, settings)
     curve = episode_curve(zoo_runs.read_episodes(run.run_dir), run.started_at)
     return curve, zoo_runs.resolved_settings(run, env)
 

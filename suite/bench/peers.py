@@ -103,6 +103,7 @@ class PeerEnv:
     quick_run_env_steps: int
     targets: tuple[Target, ...]
     zoo_env: str | None = None  # rl-zoo3's env id when its ppo.yml has no entry for ``env``
+    zoo: zoo_runs.ZooSettings = zoo_runs.ZOO_DEFAULTS  # where SB3's settings come from
     long: bool = False  # too long for this machine's row; run only with --peers-long
     note: str = ""
 
@@ -161,6 +162,33 @@ PEER_ENVS: tuple[PeerEnv, ...] = (
 )
 
 
+# Row 17 "peers_minatar": the Atari family at laptop scale. rl-zoo3 has no MinAtar entry, so
+# SB3 runs rl-zoo3's Atari PPO settings on MinAtar's network (suite/bench/minatar_zoo.py says
+# what was kept and why). Breakout only: a Space Invaders row is the same code, not yet measured.
+MINATAR_ZOO = zoo_runs.ZooSettings(
+    conf_file="suite.bench.minatar_zoo", gym_packages=("suite.bench.minatar_registration",)
+)
+MINATAR_PEER_ENVS: tuple[PeerEnv, ...] = (
+    PeerEnv(
+        "MinAtar/Breakout-v1",
+        "minatar_breakout_base",
+        None,
+        threshold=2.0,
+        marks=(150_000, 300_000),
+        run_env_steps=310_000,  # SB3 counts finished episodes only: a margin past the mark
+        quick_marks=(5_000,),
+        quick_run_env_steps=10_000,
+        targets=(
+            Target("return at 300k env steps at least SB3's", "return", mark=300_000),
+            Target("wall time to 2 at most SB3's", "seconds"),
+        ),
+        zoo=MINATAR_ZOO,
+        note="rl-zoo3 has no MinAtar entry: SB3 with its Atari PPO settings and MinAtar's "
+        "network, suite/bench/minatar_zoo.py",
+    ),
+)
+
+
 # --- measuring and summarizing ------------------------------------------------------------------
 
 
@@ -168,8 +196,10 @@ def sides(peer: PeerEnv) -> tuple[str, ...]:
     return (SB3, peer.suite_config, *([peer.rllib_config] if peer.rllib_config else []))
 
 
-def measure(quick: bool, include_long: bool = False) -> dict:
-    envs = [peer for peer in PEER_ENVS if include_long or not peer.long]
+def measure(
+    quick: bool, include_long: bool = False, peer_envs: tuple[PeerEnv, ...] = PEER_ENVS
+) -> dict:
+    envs = [peer for peer in peer_envs if include_long or not peer.long]
     seeds = QUICK_SEEDS if quick else FULL_SEEDS
     curves = {peer.env: {side: [] for side in sides(peer)} for peer in envs}
     zoo_settings: dict[str, dict] = {}
@@ -206,7 +236,7 @@ def run_side(
     """One seed of one side: its curve, and for SB3 the settings rl-zoo3 resolved."""
     steps = peer.quick_run_env_steps if quick else peer.run_env_steps
     if side == SB3:
-        return run_sb3(peer.peer_env, steps, seed, folder)
+        return run_sb3(peer.peer_env, steps, seed, folder, peer.zoo)
     return run_suite_config(side, steps, seed, folder), None
 
 
@@ -341,7 +371,8 @@ def render(data: dict) -> list[str]:
         f"{data['seeds']} seed(s) per side, interleaved by seed in this order: "
         f"{_order(data['order'])}. SB3 {data['versions']['stable-baselines3']} and rl_zoo3 "
         f"{data['versions']['rl_zoo3']}, run as `python -m rl_zoo3.train --algo ppo` with "
-        f"rl-zoo3's own hyperparams/ppo.yml, {data['torch_threads']} torch thread "
+        f"rl-zoo3's own hyperparams/ppo.yml unless an env's settings line names another file, "
+        f"{data['torch_threads']} torch thread "
         "(`OMP_NUM_THREADS=1 --num-threads 1`); the suite's configs as one-trial `python -m "
         "suite.sweep` runs.",
         "",

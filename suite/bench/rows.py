@@ -199,6 +199,12 @@ def _render_search_cost(data: dict, notes: Notes) -> list[str]:
     return search_cost.render(data)
 
 
+def _peers_minatar(options: MeasureOptions) -> dict:
+    from suite.bench import peers
+
+    return peers.measure(options.quick, peer_envs=peers.MINATAR_PEER_ENVS)
+
+
 def _render_peers(data: dict, notes: Notes) -> list[str]:
     from suite.bench import peers
 
@@ -319,6 +325,12 @@ ROWS: tuple[Row, ...] = (
         measure=_impact,
         render=_render_impact,
         notes="impact",
+    ),
+    Row(
+        key="peers_minatar",
+        title="17. MinAtar, the Atari family at laptop scale: the suite's config against SB3 PPO",
+        measure=_peers_minatar,
+        render=_render_peers,
     ),
 )
 

@@ -5,8 +5,9 @@ here. A run's log folder holds what it did: ``<folder>/ppo/<env>_1/`` with one M
 env (``<rank>.monitor.csv``: a ``#{"t_start": ...}`` JSON line, then one row per finished
 episode: return ``r``, length ``l``, seconds since ``t_start`` ``t``) and ``<env>/config.yml``,
 the hyperparameters it resolved (``args.yml``: its command-line arguments). Those YAML files hold
-one Python tag, an ``OrderedDict`` dumped as key-value pairs; ``read_zoo_yaml`` reads exactly that
-tag and nothing else executable (rl-zoo3 itself ``eval()``s some strings; the suite never does).
+one Python tag, an ``OrderedDict`` dumped as key-value pairs (and, from a ``--conf-file``, class
+names); ``read_zoo_yaml`` reads exactly those tags and nothing else executable (rl-zoo3 itself
+``eval()``s some strings; the suite never does).
 """
 
 from __future__ import annotations
@@ -38,9 +39,30 @@ class ZooRun:
     run_dir: Path  # <log folder>/ppo/<env>_<n>/
 
 
-def zoo_command(env: str, env_steps: int, seed: int, log_folder: Path) -> list[str]:
-    """rl-zoo3's training command with its own hyperparameters: no evaluation, no checkpoints,
-    no tensorboard (its default), 1 torch thread."""
+@dataclass(frozen=True)
+class ZooSettings:
+    """Where rl-zoo3 takes an env's hyperparameters from: its own ``hyperparams/ppo.yml`` by
+    default, or ``conf_file`` (a Python module with a ``hyperparams`` dict, rl-zoo3's
+    ``--conf-file``) for an env it has no entry for; ``gym_packages`` are imported first to
+    register the env (rl-zoo3's ``--gym-packages``)."""
+
+    conf_file: str | None = None
+    gym_packages: tuple[str, ...] = ()
+
+    def arguments(self) -> list[str]:
+        conf = ["--conf-file", self.conf_file] if self.conf_file else []
+        packages = ["--gym-packages", *self.gym_packages] if self.gym_packages else []
+        return conf + packages
+
+
+ZOO_DEFAULTS = ZooSettings()
+
+
+def zoo_command(
+    env: str, env_steps: int, seed: int, log_folder: Path, settings: ZooSettings = ZOO_DEFAULTS
+) -> list[str]:
+    """rl-zoo3's training command with its own hyperparameters (or ``settings``'): no
+    evaluation, no checkpoints, no tensorboard (its default), 1 torch thread."""
     return [
         sys.executable,
         "-m",
@@ -63,12 +85,20 @@ def zoo_command(env: str, env_steps: int, seed: int, log_folder: Path) -> list[s
         str(TORCH_THREADS),
         "--verbose",
         "0",
+        *settings.arguments(),
     ]
 
 
-def run_zoo(env: str, env_steps: int, seed: int, log_folder: Path, timeout_s: float) -> ZooRun:
+def run_zoo(
+    env: str,
+    env_steps: int,
+    seed: int,
+    log_folder: Path,
+    timeout_s: float,
+    settings: ZooSettings = ZOO_DEFAULTS,
+) -> ZooRun:
     """Train once; the clock starts just before the process does."""
-    command = zoo_command(env, env_steps, seed, log_folder)
+    command = zoo_command(env, env_steps, seed, log_folder, settings)
     environment = {**os.environ, "OMP_NUM_THREADS": str(TORCH_THREADS)}
     log_folder.mkdir(parents=True, exist_ok=True)
     what = f"rl_zoo3.train {env} seed {seed} ({env_steps:,} env steps)"
@@ -121,9 +151,16 @@ def _ordered_dict(loader: yaml.SafeLoader, node: yaml.Node) -> dict:
     return {key: value for key, value in pairs}
 
 
+def _python_name(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> str:
+    """A class in a ``--conf-file``'s hyperparameters (``!!python/name:module.Class``): read as
+    its dotted name, never imported."""
+    return suffix
+
+
 _ZooYamlLoader.add_constructor(
     "tag:yaml.org,2002:python/object/apply:collections.OrderedDict", _ordered_dict
 )
+_ZooYamlLoader.add_multi_constructor("tag:yaml.org,2002:python/name:", _python_name)
 
 
 def read_zoo_yaml(path: Path) -> dict:

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from ale_py.vector_env import AtariVectorEnv
 
 # ale_py's native preprocessing set to give the model what RLlib's wrapper stack gives it
@@ -91,3 +92,30 @@ def reserved_cpus() -> int:
     if not ray.is_initialized() or ray.get_runtime_context().get_actor_id() is None:
         return 1
     return max(1, int(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
+
+
+# MinAtar's games have no time limit of their own; this one only stops an episode that a policy
+# could otherwise play for ever (Space Invaders' waves, Freeway's clock are far shorter).
+MINATAR_MAX_EPISODE_STEPS = 10_000
+
+
+class MinAtarEnv(gym.Wrapper):
+    """A MinAtar game (Young and Tian 2019): 10x10 grids, one binary channel per object, as
+    float32 so the CNN takes them directly. MinAtar's own defaults stay: sticky actions 0.1 and
+    the difficulty ramp; ``-v1`` ids use each game's minimal action set.
+
+    The constructor registers MinAtar's ids, so every process that builds the env (the env
+    runners in their own processes too) has them. MinAtar is GPL: the optional ``minatar`` extra.
+    """
+
+    def __init__(self, env_config: dict):
+        try:
+            import minatar.gym
+        except ImportError as missing:
+            raise ImportError(
+                "MinAtar configs need the optional extra: pip install -e '.[minatar]' (GPL)"
+            ) from missing
+        if env_config["game"] not in gym.registry:  # registering again warns per env
+            minatar.gym.register_envs()
+        game = gym.make(env_config["game"], max_episode_steps=MINATAR_MAX_EPISODE_STEPS)
+        super().__init__(gym.wrappers.DtypeObservation(game, np.float32))

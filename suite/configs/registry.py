@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ray.rllib.algorithms.appo import APPOConfig
 
-from suite.configs import atari, classic, mujoco, ppo_layouts
+from suite.configs import atari, classic, minatar, mujoco, ppo_layouts
 from suite.configs.evidence import (
     Evidence,
     Measured,
@@ -160,6 +160,24 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         threshold=500.0,
         claim="none promised yet (10M steps, cluster)",
         source="IMPACT arXiv:1912.00167; pong_appo.py params",
+    ),
+    TunedConfig(
+        name="minatar_breakout_base",
+        env="MinAtar/Breakout-v1",
+        family="minatar",
+        build=minatar.minatar_breakout_base,
+        threshold=10.0,
+        claim="hand-set, not tuned: the base minatar_search tunes minatar_breakout from",
+        source="MinAtar's network (arXiv:1903.03176); IMPACT's N=4, K=2",
+    ),
+    TunedConfig(
+        name="minatar_space_invaders_base",
+        env="MinAtar/SpaceInvaders-v1",
+        family="minatar",
+        build=minatar.minatar_space_invaders_base,
+        threshold=30.0,
+        claim="hand-set, not tuned: the base minatar_search tunes minatar_space_invaders from",
+        source="MinAtar's network (arXiv:1903.03176); IMPACT's N=4, K=2",
     ),
     TunedConfig(
         name="halfcheetah_rllib",

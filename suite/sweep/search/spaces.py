@@ -111,3 +111,17 @@ def atari() -> SearchSpace:
             "minibatch_size": Choice(250, 500),
         }
     )
+
+
+def minatar() -> SearchSpace:
+    """MinAtar's games: the loss, the optimiser, the buffer and the batching (the network stays
+    MinAtar's). Every batch choice is a multiple of every fragment and minibatch choice."""
+    return SearchSpace(
+        TRAINING
+        | {
+            "rollout_fragment_length": Choice(16, 32),
+            "train_batch_size_per_learner": Choice(512, 1024),
+            "minibatch_size": Choice(128, 256, 512),
+            "num_envs_per_env_runner": Choice(8, 16, 32),
+        }
+    )
