@@ -253,6 +253,26 @@ def test_the_zoo_command_turns_off_evaluation_and_checkpoints_with_one_torch_thr
     assert "--num-threads 1" in joined
 
 
+def test_a_conf_file_env_gets_its_settings_module_and_registering_package(tmp_path):
+    command = zoo_runs.zoo_command("MinAtar/Breakout-v1", 1_000, 0, tmp_path, peers.MINATAR_ZOO)
+    joined = " ".join(command[1:])
+    assert "--conf-file suite.bench.minatar_zoo" in joined
+    assert "--gym-packages suite.bench.minatar_registration" in joined
+
+
+def test_zoo_yaml_reads_a_conf_files_classes_as_their_names_without_importing(tmp_path):
+    path = tmp_path / "config.yml"
+    # what yaml.dump writes for a class in a --conf-file's policy_kwargs
+    path.write_text("policy_kwargs:\n  cls: !!python/name:no_such_module.NoSuchClass ''\n")
+    assert zoo_runs.read_zoo_yaml(path) == {"policy_kwargs": {"cls": "no_such_module.NoSuchClass"}}
+
+
+def test_zoo_run_folders_are_named_as_rl_zoo_names_them(tmp_path):
+    (tmp_path / "ppo" / "MinAtar-Breakout-v1_1").mkdir(parents=True)
+    found = zoo_runs.zoo_run_dir(tmp_path, "MinAtar/Breakout-v1")
+    assert found == tmp_path / "ppo" / "MinAtar-Breakout-v1_1"
+
+
 def test_long_envs_are_data_but_not_run_by_default():
     names = {peer.env: peer for peer in peers.PEER_ENVS}
     assert names["HalfCheetah-v5"].long and names["HalfCheetah-v5"].peer_env == "HalfCheetah-v4"

@@ -107,9 +107,16 @@ def run_zoo(
     return ZooRun(started_at, zoo_run_dir(log_folder, env))
 
 
+def folder_name(env: str) -> str:
+    """How rl-zoo3 names an env's folders: ``MinAtar/Breakout-v1`` -> ``MinAtar-Breakout-v1``
+    (huggingface_sb3's ``EnvironmentName``, not imported: the tests run without the bench
+    extra)."""
+    return env.replace("/", "-")
+
+
 def zoo_run_dir(log_folder: Path, env: str) -> Path:
     """The one run folder rl-zoo3 made under a fresh ``log_folder``."""
-    found = sorted((log_folder / ALGO).glob(f"{env}_*"))
+    found = sorted((log_folder / ALGO).glob(f"{folder_name(env)}_*"))
     if len(found) != 1:
         raise ZooRunError(f"expected one {env}_<n> run under {log_folder / ALGO}, found {found}")
     return found[0]
@@ -169,7 +176,7 @@ def read_zoo_yaml(path: Path) -> dict:
 
 def resolved_settings(run: ZooRun, env: str) -> dict:
     """What the run used: rl-zoo3's resolved hyperparameters and the arguments that matter."""
-    folder = run.run_dir / env
+    folder = run.run_dir / folder_name(env)
     arguments = read_zoo_yaml(folder / "args.yml")
     return {
         "hyperparameters": read_zoo_yaml(folder / "config.yml"),
