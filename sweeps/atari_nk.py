@@ -9,7 +9,7 @@ only every 20 learner updates. The configs' own setting (N=4, K=2, broadcast_int
 a baseline cell in the laptop and full budgets, so the report shows what that cost buys.
 """
 
-from suite.sweep.spec import Budget, Sweep
+from suite.sweep.spec import Budget, LaptopAnswer, Sweep
 
 SWEEP = Sweep(
     name="atari_nk",
@@ -18,6 +18,13 @@ SWEEP = Sweep(
     configs=("pong", "breakout", "space_invaders"),
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8), "broadcast_interval": (20,)},
     baselines=({"n": 4, "k": 2, "broadcast_interval": 5},),  # the configs' own, pong_appo.py's
+    laptop_answer=LaptopAnswer(
+        "minatar_nk",
+        "laptop",
+        "ALE games learn only at cluster scale (RLlib's Pong target: 18 within 10M env steps), "
+        "so no budget of atari_nk can tell N and K apart on a laptop; minatar_nk races them on "
+        "MinAtar's Breakout, the same family on 10x10 grids, which learns here",
+    ),
     budgets={
         "smoke": Budget(
             env_steps=6_000,  # enough for Pong's first episodes to end (~900 steps each)

@@ -316,3 +316,19 @@ def test_a_race_plan_says_its_elimination_rule_in_plain_words(tmp_path):
         "eliminating after each rung the cells some other cell beats at the 0.05 level "
         "(one-sided Welch tests, Holm-corrected within the rung)"
     ) in line
+
+
+def test_the_main_job_names_the_sweep_that_answers_it_on_one_machine_with_its_cost():
+    from suite.sweep.driver.tables import laptop_answer_lines
+    from suite.sweep.planning.costs import laptop_answer_cost
+
+    answer = laptop_answer_cost(load_sweep("atari_nk"), TWO_CORES)
+    assert (answer["sweep"], answer["budget"]) == ("minatar_nk", "laptop")
+    minatar = plan_sweep(load_sweep("minatar_nk"), SweepOptions(budget="laptop"), TWO_CORES)
+    assert answer["cost"]["trials"] == minatar.race.most_trials(len(minatar.race_cells))
+    assert answer["cost"]["fits_cluster"] and answer["cost"]["at_most"]
+    why, command = laptop_answer_lines(answer)
+    assert why.startswith("On one machine: ALE games learn only at cluster scale")
+    assert command.startswith("  python -m suite.sweep minatar_nk --budget laptop      # at most")
+    assert laptop_answer_cost(load_sweep("cartpole_nk"), TWO_CORES) is None
+    assert laptop_answer_lines(None) == []

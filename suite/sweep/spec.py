@@ -61,6 +61,17 @@ class Budget:
     reuse_processes: bool = False
 
 
+@dataclass(frozen=True)
+class LaptopAnswer:
+    """Where a sweep's question gets an answer on one machine when its own budgets give none
+    there: the sweep and budget to run instead, and why (the plan, the sweep's last lines and
+    the report's Next say so, with its cost)."""
+
+    sweep: str
+    budget: str
+    why: str
+
+
 class TrialConfigError(ValueError):
     """A Tune trial's config lacks the suite's ``suite_trial`` spec."""
 
@@ -156,6 +167,7 @@ class Sweep:
     # Single cells outside the grid, e.g. RLlib's own setting to compare the grid against; each
     # sets every axis of the sweep.
     baselines: tuple[Mapping[str, Any], ...] = ()
+    laptop_answer: LaptopAnswer | None = None
 
     def __post_init__(self) -> None:
         for name in self.configs:

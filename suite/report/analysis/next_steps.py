@@ -148,7 +148,34 @@ def next_steps(
     regimes: list,
     measured_rate: float | None = None,
 ) -> list[NextStep]:
-    """The run's next commands, the one to run first first. ``seeds_ran``: its trials' seeds;
+    """The run's next commands, the one to run first first: where its sweep names a laptop
+    answer (another sweep that answers its question on one machine), that one leads, unless
+    this run already decided."""
+    steps = _own_next_steps(metadata, run_path, seeds_ran, strengths, regimes, measured_rate)
+    answer = metadata.get("laptop_answer")
+    if not answer or strengths == {DECISIVE}:
+        return steps
+    return [laptop_answer_step(answer, metadata), *steps]
+
+
+def laptop_answer_step(answer: dict, metadata: dict) -> NextStep:
+    costs = {"budgets": {answer["budget"]: answer["cost"]}, "cluster": metadata.get("cluster")}
+    return NextStep(
+        f"python -m suite.sweep {answer['sweep']} --budget {answer['budget']}",
+        f"on one machine: {answer['why']}.",
+        budget_cost(costs, answer["budget"]),
+    )
+
+
+def _own_next_steps(
+    metadata: dict,
+    run_path: Path,
+    seeds_ran: list[int],
+    strengths: set[str],
+    regimes: list,
+    measured_rate: float | None = None,
+) -> list[NextStep]:
+    """This run's own next commands. ``seeds_ran``: its trials' seeds;
     ``strengths``: its verdicts'; ``regimes``: its ``Regime`` per env x hardware;
     ``measured_rate``: its trials' median env steps/s (for budgets the planner could not time)."""
     sweep = metadata.get("sweep_source") or metadata.get("sweep", "SWEEP")

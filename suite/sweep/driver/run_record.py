@@ -108,6 +108,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
         # lines and regime read them, without RLlib (suite.sweep.planning.costs)
         "budgets": budget_costs(plan.sweep, options, plan.cluster),
         "configs_own": configs_own(plan),
+        "laptop_answer": plan.laptop_answer,
         "started_at": now(),
         "ended_at": None,
         "status": "running",

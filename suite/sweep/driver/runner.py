@@ -20,6 +20,7 @@ from suite.sweep.driver.run_record import resumed, run_metadata
 from suite.sweep.driver.stall_watch import StallWatch
 from suite.sweep.driver.trial_ids import UniqueTrialIds
 from suite.sweep.options import SweepOptions
+from suite.sweep.planning.costs import laptop_answer_cost
 from suite.sweep.planning.plan import Plan, check_schedulable, plan_sweep
 from suite.sweep.planning.resources import connected_cluster
 from suite.sweep.search.schedule import most_trials
@@ -42,7 +43,8 @@ TRIAL_CLEANUP_S = "10"
 
 def plan_for(sweep: Sweep, options: SweepOptions, connected: bool = False) -> Plan:
     cluster = connected_cluster() if connected else local_cluster()
-    return plan_sweep(sweep, options, cluster)
+    plan = plan_sweep(sweep, options, cluster)
+    return dataclasses.replace(plan, laptop_answer=laptop_answer_cost(sweep, cluster))
 
 
 def _trial_name(trial) -> str:

@@ -20,7 +20,7 @@ from suite.sweep.driver.logs import route_library_logs
 from suite.sweep.driver.run_record import finish
 from suite.sweep.driver.rundir import check_resume_objective, find_run_dir, new_run_dir
 from suite.sweep.driver.runner import consolidate_from_disk, plan_for, resume, start
-from suite.sweep.driver.tables import print_drop_warnings, print_plan
+from suite.sweep.driver.tables import laptop_answer_lines, print_drop_warnings, print_plan
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import check_schedulable
 from suite.sweep.spec import Sweep
@@ -47,8 +47,10 @@ def run_command(sweep: Sweep, options: SweepOptions, console: Console) -> int:
         print_plan(plan, console)
     check_schedulable(plan)  # a dry run, too, says when trials could never be scheduled
     if options.dry_run:
+        _print_plain(laptop_answer_lines(plan.laptop_answer), console)
         return 0
     console.print(f"Plan: {plan.estimate_line()}")
+    _print_plain(laptop_answer_lines(plan.laptop_answer), console)
     print_drop_warnings(plan, console)
     run_dir = new_run_dir(options.results_dir, sweep.name)
     console.print(f"Writing to {run_dir}")
@@ -98,7 +100,7 @@ def _conclude(
         _print_interrupted(sweep, run_dir, options, console)
         return EXIT_INTERRUPTED
     report = _report(run_dir, options, console) if options.report else None
-    _print_next_steps(run_dir, options, report, console)
+    _print_next_steps(run_dir, run_meta, options, report, console)
     failed = sum(counts.get(status, 0) for status in FAILED)
     return 1 if failed and failed == sum(counts.values()) else 0
 
@@ -122,7 +124,7 @@ def _time_line(run_meta: dict) -> str:
 
 
 def _print_next_steps(
-    run_dir: Path, options: SweepOptions, report: Path | None, console: Console
+    run_dir: Path, run_meta: dict, options: SweepOptions, report: Path | None, console: Console
 ) -> None:
     lines = ["Next:"]
     if report is None:
@@ -131,7 +133,14 @@ def _print_next_steps(
     wandb_dir = run_dir / "wandb"
     if options.wandb == "offline" and wandb_dir.exists():
         lines.append(f"  wandb sync {wandb_dir}/offline-run-*      # upload to W&B")
-    console.print("\n".join(lines), soft_wrap=True, markup=False, highlight=False)
+    lines += laptop_answer_lines(run_meta.get("laptop_answer"))
+    _print_plain(lines, console)
+
+
+def _print_plain(lines: list[str], console: Console) -> None:
+    """Commands to copy: never wrapped, no rich markup read into them."""
+    if lines:
+        console.print("\n".join(lines), soft_wrap=True, markup=False, highlight=False)
 
 
 def _print_interrupted(

@@ -96,3 +96,18 @@ def print_search_space(plan: Plan, console: Console) -> None:
         "return at the budget. The verdict comes from the validation on held-out seeds alone.",
         highlight=False,
     )
+
+
+def laptop_answer_lines(answer: dict | None) -> list[str]:
+    """Where the sweep's question is answered on one machine, as a command with its cost."""
+    if not answer:
+        return []
+    cost = answer["cost"]
+    seconds = cost.get("estimated_s")
+    time = "time unknown here" if seconds is None else f"about {duration(seconds)} here"
+    most = "at most " if cost.get("at_most") else ""
+    return [
+        f"On one machine: {answer['why']}",
+        f"  python -m suite.sweep {answer['sweep']} --budget {answer['budget']}      # {most}"
+        f"{cost['trials']} trials, {cost['env_steps']:,} env steps in all, {time}",
+    ]

@@ -12,6 +12,7 @@ import dataclasses
 import math
 
 from suite.sweep.options import SweepOptions
+from suite.sweep.planning.catalog import load_sweep
 from suite.sweep.planning.plan import Plan, plan_sweep
 from suite.sweep.planning.resources import Cluster, missing_resources
 from suite.sweep.search.schedule import most_trials
@@ -56,6 +57,17 @@ def budget_costs(sweep: Sweep, options: SweepOptions, cluster: Cluster) -> dict[
         except ValueError as error:  # SweepError, ConfigError: e.g. a --set the budget refuses
             costs[name] = {"error": str(error)}
     return costs
+
+
+def laptop_answer_cost(sweep: Sweep, cluster: Cluster) -> dict | None:
+    """The sweep's ``laptop_answer`` with what its budget would cost on ``cluster`` (planned
+    with that sweep's own defaults); None when the sweep names none."""
+    answer = sweep.laptop_answer
+    if answer is None:
+        return None
+    asked = SweepOptions(name=answer.sweep, budget=answer.budget)
+    cost = plan_cost(plan_sweep(load_sweep(answer.sweep), asked, cluster, order_seed=0))
+    return {"sweep": answer.sweep, "budget": answer.budget, "why": answer.why, "cost": cost}
 
 
 def configs_own(plan: Plan) -> dict[str, dict]:

@@ -77,6 +77,9 @@ class Plan:
     race: Race | None = None  # racing: ``trials`` is the first rung, the race adds the rest
     race_cells: dict[str, TrialSpec] | None = None  # label -> the cell's spec, unsized
     search: Search | None = None  # searching: ``trials`` are the config's own, one per seed
+    # The sweep's laptop answer with its cost here (``costs.laptop_answer_cost``), set by the
+    # driver once, then printed and recorded in run.json.
+    laptop_answer: dict | None = None
 
     @property
     def concurrency(self) -> int:
