@@ -85,10 +85,15 @@ class Regime:
     own: dict | None = field(default=None)
     capped_k: tuple[int, ...] = ()  # K values whose cells reused alike, under their K
     capped_reuse: float = math.nan  # the highest steady reuse among them
+    # K binds and N can drop in the same K > 1 cells: they dropped batches before using them K
+    # times, so the learner, not sampling, set the pace (``learner_bound``)
+    learner_bound: bool = False
 
     @property
     def title(self) -> str:
         """The kind as the page names it."""
+        if self.learner_bound:
+            return f"learner-bound ({self.kind})"
         return "neither K binds nor N drops" if self.kind == NEITHER else self.kind
 
     @property
@@ -168,7 +173,10 @@ def regime(
     kind = " and ".join(name for name, on in ((K_BINDS, binds), (N_DROPS, drops)) if on)
     kind = kind or NEITHER
     capped = capped_ks(cells) if binds else []
+    bound = learner_bound_cells(allowed)
     evidence = _measured(cells)
+    if len(bound):
+        evidence.append(_drops_by_n(allowed[allowed["k"].isin(bound["k"])]))
     capped_reuse = cells[cells["k"].isin(capped)]["steady_reuse"]
     if capped:
         evidence.append(
@@ -179,7 +187,7 @@ def regime(
     return Regime(
         scope,
         kind,
-        _headline(kind, cells),
+        LEARNER_BOUND if len(bound) else _headline(kind, cells),
         evidence,
         _would_matter(kind, rates, cells),
         _keep(kind, verdict, own, own_lost),
@@ -187,7 +195,45 @@ def regime(
         own,
         tuple(capped),
         float(capped_reuse.max()) if capped else math.nan,
+        learner_bound=bool(len(bound)),
     )
+
+
+LEARNER_BOUND = (
+    "The learner set the pace: batches arrived faster than it could train each of them K "
+    "times, so the K > 1 cells reused batches fewer than K times and the buffer dropped the "
+    "rest. Here N decides how much is thrown away and how stale the batches trained on are."
+)
+
+
+def learner_bound_cells(allowed: pd.DataFrame) -> pd.DataFrame:
+    """The K > 1 cells, of those the broadcast rule lets drop, that dropped at least
+    DROPS_MATTER while reusing under UNDER_K of their K."""
+    under = allowed["steady_reuse"] < UNDER_K * allowed["k"]
+    dropped = allowed["steady_drop_fraction"] >= DROPS_MATTER
+    return allowed[(allowed["k"] > 1) & under & dropped]
+
+
+def _drops_by_n(cells: pd.DataFrame) -> str:
+    """At each K where some cell was learner-bound: every N's drop fraction and staleness."""
+    parts = []
+    for k in sorted(cells["k"].unique()):
+        same_k = cells[cells["k"] == k].sort_values("n")
+        shown = ", ".join(
+            f"N={int(row.n)} (B={int(row.broadcast_interval)}) dropped "
+            f"{row.steady_drop_fraction:.0%}" + _stale(row)
+            for row in same_k.itertuples()
+        )
+        parts.append(f"at K={int(k)}: {shown}")
+    return "Where the learner set the pace, " + "; ".join(parts) + "."
+
+
+def _stale(row) -> str:
+    staleness = getattr(row, "staleness_updates_mean", math.nan)
+    if staleness is None or math.isnan(staleness):
+        return ""
+    updates = fmt(round(float(staleness), 1))
+    return f", its batches {updates} update{'s' * (updates != '1')} stale on average"
 
 
 def capped_ks(cells: pd.DataFrame) -> list[int]:

@@ -61,6 +61,10 @@ def steady_state(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     return table[table["steady_s"] > 0]
 
 
+# Per-trial figures of the whole trial a cell also gets the median of (stores without them: none).
+TRIAL_MEDIANS = ("staleness_updates_mean",)
+
+
 def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Per N x K x broadcast_interval cell of one env x hardware: the steady-state medians over
     its finished trials, and the model's predictions where both rates are known (NaN elsewhere).
@@ -69,7 +73,8 @@ def steady_cells(iterations: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame
     rows = iterations[iterations["trial_id"].isin(done["trial_id"])]
     if rows.empty:
         return pd.DataFrame(columns=[*metrics.CELL, "trials"])
-    steady = steady_state(rows, done).join(done.set_index("trial_id")[metrics.CELL])
+    per_trial = [*metrics.CELL, *[c for c in TRIAL_MEDIANS if c in done.columns]]
+    steady = steady_state(rows, done).join(done.set_index("trial_id")[per_trial])
     if steady.empty:
         return pd.DataFrame(columns=[*metrics.CELL, "trials"])
     numeric = steady.replace([np.inf, -np.inf], np.nan)
