@@ -161,3 +161,18 @@ def test_k_cells_that_reused_alike_under_their_k_are_named_as_training_the_same_
     # two K under their cap but reusing differently (2 against 3): they train differently
     differ = cells([(1, 4, 1, 400, 900, 0, 0, 2.0), (1, 10, 1, 400, 900, 0, 0, 3.0)])
     assert regime("toy", differ, 1).capped_k == ()
+
+
+def test_a_slowed_learner_is_named_learner_bound_with_each_ns_drops():
+    (found,) = regimes_of("example-aggregation_window-smoke")
+    assert found.learner_bound and found.title == "learner-bound (N can drop)"
+    assert found.headline.startswith("The learner set the pace")
+    (line,) = [e for e in found.evidence if e.startswith("Where the learner set the pace")]
+    assert "at K=2: N=1 (B=1) dropped" in line and "N=8 (B=20) dropped" in line
+    assert "updates stale on average" in line
+
+
+def test_where_the_learner_keeps_up_nothing_is_called_learner_bound():
+    for example in ("example-impact_k-laptop-race", "example-continuous_nk-laptop-race"):
+        (found,) = regimes_of(example)
+        assert not found.learner_bound and "learner-bound" not in found.title
