@@ -1,43 +1,46 @@
-"""Tune ``minatar_breakout`` and ``minatar_space_invaders``: a search over the MinAtar space (the
-loss, the optimiser, the buffer and the batching; MinAtar's network stays), 3 seeds per
-suggestion at once, validated on 10 held-out seeds beside the base config
-(``python -m suite.report RUN --promote``)."""
+"""Tune ``minatar_breakout``: a search over the MinAtar space (the loss, the optimiser, the buffer
+and the batching; MinAtar's network stays), 3 seeds per suggestion one after another, validated
+on 10 held-out seeds beside the base config (``python -m suite.report RUN --promote``).
+
+One trial at a time on both cores, not the classic searches' three at a third of the cores each:
+three MinAtar trials at once sampled about 1,240 env steps/s together (the first 2 minutes of
+this search so tried, 2026-12-03), a quarter of the ~5,000 one trial samples alone
+(``results/example-minatar_nk-laptop-race``): a CNN learner and its env runner in each of six
+processes on 2 cores mostly wait for one another.
+"""
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.spaces import THIRD_OF_TWO_CORES, minatar
+from suite.sweep.search.spaces import minatar
 from suite.sweep.spec import Budget, Sweep
 
 SWEEP = Sweep(
     name="minatar_search",
-    description="MinAtar Breakout / Space Invaders: Optuna TPE over the MinAtar space, 3 seeds "
-    "per suggestion, validated on 10 held-out seeds",
+    description="MinAtar Breakout: Optuna TPE over the MinAtar space, 3 seeds per suggestion, "
+    "validated on 10 held-out seeds",
     question="Which APPO settings learn MinAtar's games fastest per env step on a laptop, on "
     "seeds the search never saw?",
-    configs=("minatar_breakout_base", "minatar_space_invaders_base"),
+    configs=("minatar_breakout_base",),
     axes={},
-    settings=THIRD_OF_TWO_CORES,
     budgets={
         "smoke": Budget(
             env_steps=3_000,
             seeds=3,
-            configs=("minatar_breakout_base",),
             description="3 suggestions x 3 seeds x 3k steps, then the top 3 and the config on "
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(minatar(), suggestions=3, startup_suggestions=3),
         ),
-        # Sized for 40 minutes on 2 cores: suggestions for 15 minutes, then the validation (40
-        # trials, uncapped). The base config samples ~5,000 env steps/s with both cores (a
-        # minatar_nk run), so a search trial at a third of them needs ~90 s for its 150k steps;
-        # 120 s is the cap. At 150k steps the base config's Breakout return is ~1.5 (random
-        # play: ~0.5), still climbing.
+        # Sized for 30 minutes on 2 cores: suggestions for 12 minutes, then the validation (40
+        # trials, uncapped). The base config samples ~5,000 env steps/s with both cores, so a
+        # trial's 100k steps take ~20 s after its set-up; 60 s is the cap. At 100k steps the
+        # base config's Breakout return is ~1-1.5 (random play: ~0.5), and no-reuse cells were
+        # already 0.5 below reusing ones at 3 seeds (the minatar_nk example's first rung).
         "laptop": Budget(
-            env_steps=150_000,
+            env_steps=100_000,
             seeds=3,
-            max_trial_s=120.0,
-            configs=("minatar_breakout_base",),
-            description="Breakout: suggestions x 3 seeds x 150k steps for 15 minutes, then the "
-            "top 3 and the config on 10 held-out seeds: about 40 minutes on 2 cores",
-            search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=900),
+            max_trial_s=60.0,
+            description="Breakout: suggestions x 3 seeds x 100k steps for 12 minutes, then the "
+            "top 3 and the config on 10 held-out seeds: about 30 minutes on 2 cores",
+            search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=720),
         ),
     },
 )

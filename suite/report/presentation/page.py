@@ -35,7 +35,7 @@ from suite.report.presentation import first_screen, glossary, sections, trial_ta
 from suite.report.presentation.buffer import buffer_section, model_error_text
 from suite.report.presentation.evidence import evidence_section, pooled_evidence_section
 from suite.report.presentation.formatting import fmt, plural
-from suite.report.presentation.race import race_section
+from suite.report.presentation.race import race_decided, race_section
 from suite.report.presentation.reliability import reliability
 from suite.report.presentation.search import search_section
 from suite.store import schema
@@ -151,7 +151,8 @@ def report_context(run: RunData) -> dict:
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
         "verdicts": judged,
-        "first_screen": first_screen.first_screen(run, trials, judged, regimes),
+        "first_screen": first_screen.first_screen(run, trials, judged, regimes)
+        | {"race": race_decided(run.race, run.trials, shown)},
         "order_warnings": trial_table.order_warnings(
             trials, shuffled=run.metadata.get("trial_order_seed") is not None
         ),

@@ -215,3 +215,42 @@ def _compute_figure(
 def natural_key(text: str) -> list:
     """ "k=2" before "k=16": numbers compare as numbers."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
+def race_decided(race: dict | None, trials: pd.DataFrame, shown: Shown | None = None) -> str:
+    """One paragraph for the first screen: each eliminated cell with its rung, IQM and test, and
+    the cells left after the last rung; "" outside a race."""
+    if not race or not race.get("decisions"):
+        return ""
+    labels = _labels(race, trials, shown or Shown())
+    out = eliminated_at(race)
+    parts = [
+        _eliminated_clause(comparison, decision, labels)
+        for decision in race["decisions"]
+        for comparison in decision["comparisons"]
+        if comparison["eliminated"]
+    ]
+    left = [labels.get(c, c) for c in race["decisions"][-1]["racing"] if c not in out]
+    eliminated = f"Eliminated: {'; '.join(parts)}." if parts else "No cell was eliminated."
+    return f"{eliminated} Left after the last rung: {'; '.join(left)}."
+
+
+def _eliminated_clause(comparison: dict, decision: dict, labels: dict[str, str]) -> str:
+    name = labels.get(comparison["cell"], comparison["cell"])
+    found = BEATEN_BY.match(comparison["evidence"])
+    by = labels.get(found.group(1), found.group(1)) if found else "another cell"
+    by_iqm = _iqm_of(decision, found.group(1)) if found else math.nan
+    against = f" against {by}'s {fmt(round(by_iqm, 3))}" if not math.isnan(by_iqm) else ""
+    return (
+        f"{name} at rung {decision['rung']} (IQM {fmt(round(comparison['iqm'], 3))}{against}, "
+        f"one-sided Welch p = {comparison['p_value']:.2g})"
+    )
+
+
+def _iqm_of(decision: dict, cell: str) -> float:
+    if cell == decision.get("leader"):
+        return float(decision.get("leader_iqm", math.nan))
+    for comparison in decision["comparisons"]:
+        if comparison["cell"] == cell:
+            return float(comparison["iqm"])
+    return math.nan
