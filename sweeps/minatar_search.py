@@ -3,10 +3,10 @@ and the batching; MinAtar's network stays), 3 seeds per suggestion one after ano
 on 10 held-out seeds beside the base config (``python -m suite.report RUN --promote``).
 
 One trial at a time on both cores, not the classic searches' three at a third of the cores each:
-three MinAtar trials at once sampled about 1,240 env steps/s together (the first 2 minutes of
-this search so tried, 2026-12-03), a quarter of the ~5,000 one trial samples alone
-(``results/example-minatar_nk-laptop-race``): a CNN learner and its env runner in each of six
-processes on 2 cores mostly wait for one another.
+three MinAtar trials at once sampled about a quarter as many env steps per second together as
+one trial alone (the first 2 minutes of a search so started on 2026-12-03, then stopped; not
+kept), so every suggestion would have been cut for time. A guess at why: a CNN learner and an
+env runner in each of six processes on 2 cores.
 """
 
 from suite.sweep.search.schedule import Search
@@ -30,8 +30,8 @@ SWEEP = Sweep(
             search=Search(minatar(), suggestions=3, startup_suggestions=3),
         ),
         # Sized for 30 minutes on 2 cores: suggestions for 12 minutes, then the validation (40
-        # trials, uncapped). The base config samples ~5,000 env steps/s with both cores, so a
-        # trial's 100k steps take ~20 s after its set-up; 60 s is the cap. At 100k steps the
+        # trials, uncapped). The base config alone on both cores samples its 100k steps in
+        # about 20 s after its set-up (results/example-minatar_nk-laptop-race); 60 s is the cap. At 100k steps the
         # base config's Breakout return is ~1-1.5 (random play: ~0.5), and no-reuse cells were
         # already 0.5 below reusing ones at 3 seeds (the minatar_nk example's first rung).
         "laptop": Budget(
