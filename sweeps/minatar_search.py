@@ -31,9 +31,9 @@ SWEEP = Sweep(
         ),
         # Sized for 30 minutes on 2 cores: suggestions for 12 minutes, then the validation (40
         # trials, uncapped). The base config alone on both cores samples its 100k steps in
-        # about 20 s after its set-up (results/example-minatar_nk-laptop-race); 60 s is the cap. At 100k steps the
-        # base config's Breakout return is ~1-1.5 (random play: ~0.5), and no-reuse cells were
-        # already 0.5 below reusing ones at 3 seeds (the minatar_nk example's first rung).
+        # about 20 s after its set-up (results/example-minatar_nk-laptop-race); 60 s is the
+        # cap. At 100k steps the base config's Breakout return is about 1 to 1.5 (random play:
+        # about 0.5), and no-reuse cells were already 0.5 below reusing ones at 3 seeds there.
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,
