@@ -28,6 +28,7 @@ GRIDS = [
     "example-continuous_nk-laptop_k-tuned",
     "example-impact_k-laptop-race",
     "example-impact_k-laptop_cartpole-race",
+    "example-minatar_nk-laptop-race",
 ]
 SEARCHES = [
     "example-cartpole_search-laptop",
@@ -173,3 +174,30 @@ def test_a_budget_beyond_this_machine_needs_a_cluster():
     assert "3 CPUs per trial and 1 GPUs" in text
     assert "more than this machine has, so a cluster (--address)" in text
     assert dataclasses.is_dataclass(next_steps(metadata, Path("r"), [0], {"decisive"}, [])[0])
+
+
+def test_a_race_says_on_its_first_screen_what_it_eliminated_and_what_is_left(screens):
+    from suite.report.presentation.race import race_decided
+
+    text = screens["example-minatar_nk-laptop-race"]["race"]
+    assert text.startswith("Eliminated: N=1, K=1, broadcast_interval=20 at rung 1 (IQM 2.29 ")
+    assert "N=16, K=4, broadcast_interval=20 at rung 1 (IQM 2.16 against N=1, K=4" in text
+    assert "p = 0.00013" in text
+    left = text.split("Left after the last rung: ")[1]
+    assert set(left.rstrip(".").split("; ")) == {
+        "N=1, K=4, broadcast_interval=20",
+        "N=16, K=1, broadcast_interval=20",
+        "N=4, K=2, broadcast_interval=5",
+    }
+    assert screens["example-continuous_nk-laptop-race"]["race"].startswith(
+        "No cell was eliminated."
+    )
+    assert screens["example-atari_nk-smoke"]["race"] == race_decided(None, None) == ""
+
+
+def test_the_minatar_race_names_its_regime_learner_bound_from_its_own_numbers(screens):
+    (block,) = screens["example-minatar_nk-laptop-race"]["regimes"]
+    found = block["regime"]
+    assert found.title == "learner-bound (K binds and N can drop)"
+    (line,) = [e for e in found.evidence if e.startswith("Where the learner set the pace")]
+    assert "N=16 (B=20) dropped 17%, its batches 9.3 updates stale" in line
