@@ -35,7 +35,9 @@ SEARCHES = [
     "example-halfcheetah_search-laptop",
     "example-pendulum_search-laptop",
 ]
-COST = re.compile(r"\d[\d,]* trials? × [\d,]+ env steps \([\d,]+ env steps, \d+ seeds? per cell\)")
+COST = re.compile(
+    r"\d[\d,]* trials? × [\d,]+(?: to [\d,]+)? env steps \([\d,]+ env steps, \d+ seeds? per cell\)"
+)
 
 
 @pytest.fixture(scope="module")

@@ -74,8 +74,12 @@ def budget_cost(
     elif seconds is not None and seconds > CLUSTER_S:
         needs += ": far beyond a day here, so a cluster (--address)"
     most = "at most " if cost.get("at_most") else ""
+    per_trial = fmt(cost["env_steps_per_trial"])
+    longest = cost.get("most_env_steps_per_trial", cost["env_steps_per_trial"])
+    if longest != cost["env_steps_per_trial"]:
+        per_trial += f" to {fmt(longest)}"
     return (
-        f"{most}{plural(cost['trials'], 'trial')} × {fmt(cost['env_steps_per_trial'])} env steps "
+        f"{most}{plural(cost['trials'], 'trial')} × {per_trial} env steps "
         f"({fmt(cost['env_steps'])} env steps, {plural(cost['seeds'], 'seed')} per cell), {time}; "
         f"{needs}"
     )

@@ -36,6 +36,8 @@ def plan_cost(plan: Plan) -> dict:
         "trials": trials,
         "env_steps": env_steps,
         "env_steps_per_trial": plan.env_steps,
+        # a race whose rungs run longer trials: the last rung's (the most a trial runs)
+        "most_env_steps_per_trial": plan.race.final_env_steps if plan.race else plan.env_steps,
         "seeds": plan.sweep.budget(plan.budget).seeds,
         "cpus_per_trial": max((request.get("CPU", 0.0) for request in per_trial), default=0.0),
         "gpus_per_trial": max((request.get("GPU", 0.0) for request in per_trial), default=0.0),
