@@ -23,7 +23,8 @@ SWEEP = Sweep(
         "laptop",
         "ALE games learn only at cluster scale (RLlib's Pong target: 18 within 10M env steps), "
         "so no budget of atari_nk can tell N and K apart on a laptop; minatar_nk races them on "
-        "MinAtar's Breakout, the same family on 10x10 grids, which learns here",
+        "MinAtar's Breakout, the same family on 10x10 grids, which learns here (first: pip install "
+        "-e '.[minatar]'; MinAtar is GPL)",
     ),
     budgets={
         "smoke": Budget(

@@ -133,6 +133,21 @@ def test_gpus_on_a_cpu_only_cluster_are_refused_fast(tmp_path, capsys):
     assert not any(tmp_path.iterdir())
 
 
+def test_a_minatar_sweep_without_the_extra_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "minatar" else find_spec(name, *a),
+    )
+    args = ("minatar_nk", "--budget", "smoke", "--results-dir", str(tmp_path), "--wandb", "off")
+    done = run_main(capsys, "suite.sweep", *args, "--dry-run")
+    assert_one_line_error(done, "minatar_breakout_base", "pip install -e '.[minatar]'", "GPL")
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize(
     "unwritable",
     [lambda tmp: tmp / "a_file" / "results", lambda tmp: Path("/proc/suite-results")],

@@ -108,6 +108,9 @@ class MinAtarEnv(gym.Wrapper):
     runners in their own processes too) has them. MinAtar is GPL: the optional ``minatar`` extra.
     """
 
+    # a sweep's pre-flight refuses to start without it (suite.sweep.planning.plan)
+    EXTRA = ("minatar", "pip install -e '.[minatar]' (MinAtar is GPL-3.0)")
+
     def __init__(self, env_config: dict):
         try:
             import minatar.gym

@@ -4,6 +4,7 @@ pre-flight check that refuses trials that can never be scheduled."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import math
 from dataclasses import dataclass
 
@@ -329,8 +330,22 @@ def _race_cells(grid: list[TrialSpec]) -> dict[str, TrialSpec]:
     return cells
 
 
+def check_installed(plan: Plan) -> None:
+    """Raise PreflightError when a trial's env class needs an optional extra that is not
+    installed (the class's ``EXTRA``: its module and how to install it)."""
+    for trial in plan.trials:
+        module, hint = getattr(trial.config.env, "EXTRA", (None, ""))
+        if module and importlib.util.find_spec(module) is None:
+            raise PreflightError(
+                f"{trial.spec.config_name} needs the optional {module!r} extra, which is not "
+                f"installed: {hint}"
+            )
+
+
 def check_schedulable(plan: Plan) -> None:
-    """Raise PreflightError naming the trials that no node of the cluster can ever host."""
+    """Raise PreflightError naming the trials that no node of the cluster can ever host, or
+    whose env needs an extra that is not installed."""
+    check_installed(plan)
     refused = [(trial, missing_resources(trial.request, plan.cluster)) for trial in plan.trials]
     refused = [(trial, problems) for trial, problems in refused if problems]
     if not refused:
