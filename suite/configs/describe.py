@@ -33,6 +33,8 @@ KEY_SETTINGS = (
     "num_gpus_per_learner",
 )
 KEY_MODEL_SETTINGS = ("fcnet_hiddens", "fcnet_activation", "vf_share_layers")
+# A config with convolutions (image or grid observations): its CNN and heads instead of the MLP's
+CNN_MODEL_SETTINGS = ("conv_filters", "conv_activation", "head_fcnet_hiddens", "vf_share_layers")
 DIGITS = 3  # significant digits of a float setting as shown
 
 
@@ -90,7 +92,8 @@ def _library_settings(tuned: TunedConfig) -> dict:
     config = tuned.build()
     found = {key: getattr(config, key) for key in KEY_SETTINGS if getattr(config, key) is not None}
     model = config.model_config if isinstance(config.model_config, dict) else {}
-    found |= {f"model.{key}": model[key] for key in KEY_MODEL_SETTINGS if key in model}
+    keys = CNN_MODEL_SETTINGS if model.get("conv_filters") else KEY_MODEL_SETTINGS
+    found |= {f"model.{key}": model[key] for key in keys if key in model}
     return found
 
 
