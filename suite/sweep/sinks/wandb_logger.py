@@ -4,7 +4,11 @@ Project = sweep name, group = the sweep's run id, one run per trial named by the
 (``Pong-v5_N4_K2_B5_L1_G0.5_R2_E8_s0``: B = broadcast_interval, R = env runners, E = envs per
 env runner) with every axis in the run config, so W&B can group, filter and draw parallel
 coordinates over N, K, B and the learners. Metrics are the results-store row of each iteration
-renamed by ``schema.METRIC_KEYS``, never Tune's raw flattened result.
+renamed by ``schema.METRIC_KEYS``, never Tune's raw flattened result, each logged at W&B step =
+its training iteration. A trial resumed after its driver was killed (``--resume``) logs to the
+same W&B run id from a new offline run folder, which starts W&B's own step counter at 0 again:
+with the iteration as the step, the resumed part continues the curve where it left off, each
+iteration at one step, instead of being dropped on upload as steps that went backwards.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from ray.air.integrations.wandb import WandbLoggerCallback
 from ray.tune import Callback
+from ray.tune.result import TRAINING_ITERATION
 
 from suite.collect.rows import iteration_row
 from suite.dashboards.naming import wandb_metrics, wandb_run_id
@@ -88,7 +93,9 @@ class SweepWandbCallback(WandbLoggerCallback):
         if not wandb_run_started(self, trial):
             self.log_trial_start(trial)
         try:
-            metrics = wandb_metrics(iteration_row(result, self._axes[trial]))
+            row = iteration_row(result, self._axes[trial])
+            # Ray's logger logs each dict at step=dict["training_iteration"]
+            metrics = wandb_metrics(row) | {TRAINING_ITERATION: int(row["iteration"])}
         except (KeyError, ValueError, TypeError) as error:
             # W&B must never stop a sweep; the results store reports the same row's failure.
             log.warning("W&B: no metrics for trial %s iteration %s: %s", trial, iteration, error)
