@@ -1,0 +1,148 @@
+"""The sweep's driver killed while the cluster lives on (issue 35, item 2), at the worst moment:
+Tune's saved experiment state names a trial checkpoint that is no longer complete on disk.
+
+Tune keeps one checkpoint per trial (``num_to_keep=1``): registering a trial's new checkpoint
+deletes the one before it at once, while the experiment state it resumes from is saved at most
+every second. A ``kill -9`` in between leaves a state that names a deleted (or half-deleted)
+checkpoint; ``--resume`` used to restore from it, fail the same way on every retry and lose the
+trial. Nothing here is faked: the test watches Tune's newest experiment state and kills the real
+driver the moment it names a checkpoint whose folder is incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from sweep_process import read_trials, run_dirs, start_sweep, wait_until
+
+from suite.dashboards.naming import wandb_run_id
+from suite.dashboards.run_files import offline_run_files, read_offline_run
+from suite.store import schema
+
+pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(300)]
+
+SWEEP = "node_loss_drill"  # 2 CartPole trials of ~30 iterations, a checkpoint every 5
+TRIAL_FILES = ("iterations.parquet", "learners.parquet", "timing.json", "node.json")
+
+
+def saved_checkpoints(tune_dir: Path) -> dict[str, str]:
+    """Each trial's latest checkpoint (its folder name) as Tune's newest saved experiment state
+    names it: Tune pickles its checkpoint manager into the state, so the name is read from the
+    pickle's bytes."""
+    paths = sorted(tune_dir.glob("experiment_state-*.json"))
+    try:
+        state = json.loads(paths[-1].read_text()) if paths else {"trial_data": []}
+    except ValueError:  # caught mid-write
+        return {}
+    named = {}
+    for trial_json, runtime_json in state["trial_data"]:
+        pickled = re.findall(r"[0-9a-f]{40,}", json.dumps(json.loads(runtime_json)))
+        names = {n for h in pickled for n in re.findall(rb"checkpoint_\d{6}", bytes.fromhex(h))}
+        if names:
+            named[json.loads(trial_json)["trial_id"]] = max(names).decode()
+    return named
+
+
+def stale_checkpoint(results: Path):
+    """(trial id, checkpoint) when the saved state names a checkpoint that is incomplete."""
+    for run_dir in run_dirs(results, SWEEP):
+        tune_dir = run_dir / "tune"
+        for trial_id, name in saved_checkpoints(tune_dir).items():
+            folder = next(tune_dir.glob(f"*_{trial_id}"), None)
+            if folder and not (folder / name / "rllib_checkpoint.json").exists():
+                return trial_id, name
+    return None
+
+
+def _part_bytes(run_dir: Path, trial_ids) -> dict:
+    folder = run_dir / schema.TRIAL_CONFIG_DIR
+    return {
+        (trial_id, name): (folder / trial_id / name).read_bytes()
+        for trial_id in trial_ids
+        for name in TRIAL_FILES
+    }
+
+
+def test_driver_killed_with_a_stale_checkpoint_resumes_on_the_same_cluster(
+    ray_cluster_address, tmp_path
+):
+    results = tmp_path / "results"
+    common = ["--results-dir", str(results), "--address", ray_cluster_address, "--no-report"]
+    started = time.monotonic()
+    first = start_sweep(
+        tmp_path / "first.log",
+        SWEEP,
+        "--env-steps",
+        "20000",  # ~50 iterations: about 9 checkpoints, each a chance to meet the stale state
+        "--max-concurrent",
+        "1",  # the first trial finishes before the second is killed
+        *common,
+        wandb="offline",
+    )
+    try:
+        wait_until(lambda: stale_checkpoint(results), first, timeout=200)
+    finally:
+        first.kill()  # SIGKILL to the driver's whole process group; the cluster lives on
+    assert first.process.returncode == -signal.SIGKILL
+    killed_s = time.monotonic() - started
+    (run_dir,) = run_dirs(results, SWEEP)
+    hit, checkpoint = stale_checkpoint(results)
+    before = read_trials(run_dir)
+    done = before.loc[before["status"] == "TERMINATED", "trial_id"].tolist()
+    done_rows = before[before["trial_id"].isin(done)].set_index("trial_id").sort_index()
+    done_parts = _part_bytes(run_dir, done)
+    assert hit not in done
+
+    second = start_sweep(tmp_path / "second.log", SWEEP, "--resume", *common, wandb="offline")
+    assert second.wait(timeout=200) == 0, second.output()[-3000:]
+    resumed_s = time.monotonic() - started - killed_s
+    print(f"killed after {killed_s:.0f} s; the resumed sweep took {resumed_s:.0f} s")
+
+    run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+    assert run["status"] == "completed" and run["trials"] == {"TERMINATED": 2}, run
+    after = read_trials(run_dir).set_index("trial_id")
+    assert (after["status"] == "TERMINATED").all(), after
+    # Finished trials were not run again: their part files and summary rows are untouched.
+    assert _part_bytes(run_dir, done) == done_parts
+    pd.testing.assert_frame_equal(after.loc[sorted(done)], done_rows)
+    iterations = pd.read_parquet(run_dir / schema.ITERATIONS_FILE)
+    assert not iterations.duplicated(["trial_id", "iteration"]).any()
+    for trial_id, rows in iterations.groupby("trial_id"):
+        assert sorted(rows["iteration"]) == list(range(1, len(rows) + 1)), trial_id
+    assert (after["num_iterations"] == iterations.groupby("trial_id").size()).all()
+
+    # The killed trial started again from scratch, and the store says why.
+    assert after.loc[hit, "retries"] == 1
+    (line,) = after.loc[hit, "failures"].splitlines()
+    assert "the sweep's driver ended while the trial ran" in line, line
+    assert "retried from scratch: its checkpoint at iteration " in line, line
+    assert f"({checkpoint}) was incomplete, missing " in line, line
+    (failure,) = json.loads((run_dir / "trials" / hit / schema.FAILURES_FILE).read_text())
+    assert failure["resumed_from_iteration"] == 0
+    assert failure["incomplete_checkpoint"]["checkpoint"] == checkpoint
+    assert "Checkpoint " in second.output() and "is incomplete" in second.output()
+
+    # W&B: one run per trial; the killed attempt's offline folder and the resumed one's hold
+    # each iteration at its own step, so W&B (which keeps a resumed run's steps only where they
+    # go forward) ends with every iteration once, in order.
+    runs: dict[str, list] = {}
+    for path in offline_run_files(run_dir):  # in the folders' time order
+        offline = read_offline_run(path)
+        runs.setdefault(offline.run_id, []).append(offline)
+    assert set(runs) == {wandb_run_id(run_dir.name, trial_id) for trial_id in after.index}
+    for trial_id in after.index:
+        parts = runs[wandb_run_id(run_dir.name, trial_id)]
+        assert len(parts) == (2 if trial_id == hit else 1), trial_id
+        kept: list[int] = []
+        for offline in parts:
+            steps = [row["_step"] for row in offline.history]
+            assert steps == [row["training_iteration"] for row in offline.history]
+            assert steps == sorted(set(steps)), (trial_id, steps)
+            kept += [step for step in steps if not kept or step > kept[-1]]
+        assert kept == list(range(1, after.loc[trial_id, "num_iterations"] + 1)), trial_id
