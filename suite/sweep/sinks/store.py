@@ -73,8 +73,12 @@ class StoreWriter(Callback):
         trial_id = self._register(trial)
         row = iteration_row(result, self.tables.axes[trial_id])
         if "suite_restore" in result:  # its checkpoint was incomplete: it started from scratch
-            self.tables.checkpoint_incomplete(
-                trial_id, result["suite_restore"], self._driver_ended(trial)
+            found = result["suite_restore"]
+            self.tables.checkpoint_incomplete(trial_id, found, self._driver_ended(trial))
+            print(
+                f"Trial {identify(trial).label}: its checkpoint {found['checkpoint']} was "
+                f"incomplete (missing {', '.join(found['missing'])}); started again from scratch",
+                flush=True,
             )
         self.tables.restarted(trial_id, row["iteration"])
         self.tables.add_rows(trial_id, [row], learner_rows(result, trial_id))

@@ -125,6 +125,12 @@ class SuiteAPPO(APPO):
         if not missing:
             super().restore(checkpoint_path)
             return
+        # Tune deletes the checkpoint it tracks when the trial registers its next one, and its
+        # deletion raises FileNotFoundError for a folder that is gone (ray 2.60's _delete_fs_path
+        # asks whether it is a directory outside its own try); in the driver that skips updating
+        # the trial's checkpoint index, so a later retry would save over its newest checkpoint.
+        # An empty folder lets Tune's own cleanup delete it as usual.
+        checkpoint.filesystem.create_dir(checkpoint.path, recursive=True)
         metrics = getattr(checkpoint_path, "metrics", None) or {}
         self._suite_restore = {
             "checkpoint": os.path.basename(checkpoint.path.rstrip("/")),
