@@ -112,8 +112,8 @@ class SuiteAPPO(APPO):
         The check sits here, in the process that reads the checkpoint, rather than in the
         driver before ``Tuner.restore``: which checkpoint Tune restores is its trial state
         (``Trial.latest_checkpoint_result``, pickled in the experiment state), which the suite
-        cannot edit through any public API, and the same stale pointer can meet a retry after a
-        lost node. Tune calls this on a trainable just built (a new process, or one
+        cannot edit through any public API, and a retry within a run (a crash, a lost node)
+        restores through here too. Tune calls this on a trainable just built (a new process, or one
         ``reset_config`` rebuilt), so not calling ``super().restore`` leaves it at iteration 0,
         a trial started again. Tune keeps a single checkpoint per trial (``num_to_keep=1``):
         there is no older complete one to fall back to.
