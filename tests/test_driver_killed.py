@@ -50,10 +50,17 @@ def saved_checkpoints(tune_dir: Path) -> dict[str, str]:
 
 
 def stale_checkpoint(results: Path):
-    """(trial id, checkpoint) when the saved state names a checkpoint that is incomplete."""
+    """(trial id, checkpoint) when the saved state names a checkpoint that is incomplete, of a
+    trial that runs while another has finished (so the test sees a finished trial kept too)."""
     for run_dir in run_dirs(results, SWEEP):
         tune_dir = run_dir / "tune"
+        trials = read_trials(run_dir)
+        done = set(trials.loc[trials["status"] == "TERMINATED", "trial_id"])
+        if not done:
+            continue
         for trial_id, name in saved_checkpoints(tune_dir).items():
+            if trial_id in done:
+                continue
             folder = next(tune_dir.glob(f"*_{trial_id}"), None)
             if folder and not (folder / name / "rllib_checkpoint.json").exists():
                 return trial_id, name
@@ -97,7 +104,7 @@ def test_driver_killed_with_a_stale_checkpoint_resumes_on_the_same_cluster(
     done = before.loc[before["status"] == "TERMINATED", "trial_id"].tolist()
     done_rows = before[before["trial_id"].isin(done)].set_index("trial_id").sort_index()
     done_parts = _part_bytes(run_dir, done)
-    assert hit not in done
+    assert hit not in done and len(done) == 1
 
     second = start_sweep(tmp_path / "second.log", SWEEP, "--resume", *common, wandb="offline")
     assert second.wait(timeout=200) == 0, second.output()[-3000:]
