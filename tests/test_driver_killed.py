@@ -55,6 +55,8 @@ def stale_checkpoint(results: Path):
     for run_dir in run_dirs(results, SWEEP):
         tune_dir = run_dir / "tune"
         trials = read_trials(run_dir)
+        if "trial_id" not in trials:  # no trials.parquet yet
+            continue
         done = set(trials.loc[trials["status"] == "TERMINATED", "trial_id"])
         if not done:
             continue
