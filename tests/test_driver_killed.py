@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from sweep_process import read_trials, run_dirs, start_sweep, wait_until
+from sweep_process import read_trials, run_dirs, start_sweep
 
 from suite.dashboards.naming import wandb_run_id
 from suite.dashboards.run_files import offline_run_files, read_offline_run
@@ -31,14 +31,13 @@ SWEEP = "node_loss_drill"  # 2 CartPole trials of ~30 iterations, a checkpoint e
 TRIAL_FILES = ("iterations.parquet", "learners.parquet", "timing.json", "node.json")
 
 
-def saved_checkpoints(tune_dir: Path) -> dict[str, str]:
-    """Each trial's latest checkpoint (its folder name) as Tune's newest saved experiment state
-    names it: Tune pickles its checkpoint manager into the state, so the name is read from the
+def saved_checkpoints(state_file: Path) -> dict[str, str]:
+    """Each trial's latest checkpoint (its folder name) as a saved Tune experiment state names
+    it: Tune pickles its checkpoint manager into the state, so the name is read from the
     pickle's bytes."""
-    paths = sorted(tune_dir.glob("experiment_state-*.json"))
     try:
-        state = json.loads(paths[-1].read_text()) if paths else {"trial_data": []}
-    except ValueError:  # caught mid-write
+        state = json.loads(state_file.read_text())
+    except (ValueError, OSError):  # caught mid-write, or replaced
         return {}
     named = {}
     for trial_json, runtime_json in state["trial_data"]:
@@ -49,24 +48,50 @@ def saved_checkpoints(tune_dir: Path) -> dict[str, str]:
     return named
 
 
-def stale_checkpoint(results: Path):
-    """(trial id, checkpoint) when the saved state names a checkpoint that is incomplete, of a
-    trial that runs while another has finished (so the test sees a finished trial kept too)."""
-    for run_dir in run_dirs(results, SWEEP):
-        tune_dir = run_dir / "tune"
-        trials = read_trials(run_dir)
-        if "trial_id" not in trials:  # no trials.parquet yet
-            continue
-        done = set(trials.loc[trials["status"] == "TERMINATED", "trial_id"])
-        if not done:
-            continue
-        for trial_id, name in saved_checkpoints(tune_dir).items():
-            if trial_id in done:
-                continue
-            folder = next(tune_dir.glob(f"*_{trial_id}"), None)
+class StaleState:
+    """Polled fast: (trial id, checkpoint) once Tune's newest saved experiment state names a
+    checkpoint whose folder is incomplete, of a trial still running while another has finished
+    (so the test sees a finished trial kept too). The window lasts from Tune's deleting that
+    checkpoint to its next state save (under a second), so the state is parsed only when it
+    changes and the folder is checked on every poll."""
+
+    def __init__(self, results: Path):
+        self.results = results
+        self.seen: tuple | None = None
+        self.named: dict[str, str] = {}
+
+    def __call__(self) -> tuple[str, str] | None:
+        runs = run_dirs(self.results, SWEEP)
+        states = sorted((runs[0] / "tune").glob("experiment_state-*.json")) if runs else []
+        if not states:
+            return None
+        try:
+            stamp = (states[-1], states[-1].stat().st_mtime_ns)
+        except OSError:
+            return None
+        if stamp != self.seen:
+            self.seen, self.named = stamp, {}
+            trials = read_trials(runs[0])
+            if "trial_id" in trials:  # trials.parquet is written
+                done = set(trials.loc[trials["status"] == "TERMINATED", "trial_id"])
+                if done:
+                    named = saved_checkpoints(states[-1]).items()
+                    self.named = {t: name for t, name in named if t not in done}
+        for trial_id, name in self.named.items():
+            folder = next((runs[0] / "tune").glob(f"*_{trial_id}"), None)
             if folder and not (folder / name / "rllib_checkpoint.json").exists():
                 return trial_id, name
-    return None
+        return None
+
+
+def wait_for(condition, sweep, timeout: float):
+    """``wait_until``, polling every 10 ms."""
+    deadline = time.monotonic() + timeout
+    while not (found := condition()):
+        if sweep.process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"not seen before the sweep ended:\n{sweep.output()[-3000:]}")
+        time.sleep(0.01)
+    return found
 
 
 def _part_bytes(run_dir: Path, trial_ids) -> dict:
@@ -95,13 +120,12 @@ def test_driver_killed_with_a_stale_checkpoint_resumes_on_the_same_cluster(
         wandb="offline",
     )
     try:
-        wait_until(lambda: stale_checkpoint(results), first, timeout=200)
+        hit, checkpoint = wait_for(StaleState(results), first, timeout=200)
     finally:
         first.kill()  # SIGKILL to the driver's whole process group; the cluster lives on
     assert first.process.returncode == -signal.SIGKILL
     killed_s = time.monotonic() - started
     (run_dir,) = run_dirs(results, SWEEP)
-    hit, checkpoint = stale_checkpoint(results)
     before = read_trials(run_dir)
     done = before.loc[before["status"] == "TERMINATED", "trial_id"].tolist()
     done_rows = before[before["trial_id"].isin(done)].set_index("trial_id").sort_index()
