@@ -164,21 +164,23 @@ def test_driver_killed_with_a_stale_checkpoint_resumes_on_the_same_cluster(
     # folder that is gone, and then skips updating the trial's checkpoint index).
     assert "Error handling checkpoint" not in (run_dir / "logs" / "driver.log").read_text()
 
-    # W&B: one run per trial; the killed attempt's offline folder and the resumed one's hold
-    # each iteration at its own step, so W&B (which keeps a resumed run's steps only where they
-    # go forward) ends with every iteration once, in order.
-    runs: dict[str, list] = {}
+    # W&B: one run per trial. wandb buffers an offline run's records, and the kill took the
+    # killed attempt's with it (its folder may hold only the file header); the resumed attempt's
+    # folder holds the trial's whole history, each iteration once, in order, at step = iteration.
+    folders: dict[str, list] = {}
     for path in offline_run_files(run_dir):  # in the folders' time order
         offline = read_offline_run(path)
-        runs.setdefault(offline.run_id, []).append(offline)
-    assert set(runs) == {wandb_run_id(run_dir.name, trial_id) for trial_id in after.index}
-    for trial_id in after.index:
-        parts = runs[wandb_run_id(run_dir.name, trial_id)]
-        assert len(parts) == (2 if trial_id == hit else 1), trial_id
-        kept: list[int] = []
-        for offline in parts:
+        trial_id = next(t for t in after.index if path.parent.name.endswith(t))
+        folders.setdefault(trial_id, []).append(offline)
+    assert set(folders) == set(after.index)
+    for trial_id, parts in folders.items():
+        assert len(parts) == (2 if trial_id == hit else 1), (trial_id, len(parts))
+        *killed, last = parts
+        assert last.run_id == wandb_run_id(run_dir.name, trial_id)
+        steps = [row["_step"] for row in last.history]
+        assert steps == [row["training_iteration"] for row in last.history]
+        assert steps == list(range(1, after.loc[trial_id, "num_iterations"] + 1)), trial_id
+        for offline in killed:  # what the kill left: a prefix of the history, at its steps
             steps = [row["_step"] for row in offline.history]
-            assert steps == [row["training_iteration"] for row in offline.history]
-            assert steps == sorted(set(steps)), (trial_id, steps)
-            kept += [step for step in steps if not kept or step > kept[-1]]
-        assert kept == list(range(1, after.loc[trial_id, "num_iterations"] + 1)), trial_id
+            assert offline.run_id in ("", last.run_id)
+            assert steps == list(range(1, len(steps) + 1)), steps

@@ -209,3 +209,42 @@ def test_a_retry_past_an_incomplete_checkpoint_marks_its_failure(tmp_path, recor
     (failure,) = json.loads((tmp_path / "trials" / "a" / schema.FAILURES_FILE).read_text())
     assert failure["attempt"] == 1 and failure["resumed_from_iteration"] == 0
     assert failure["incomplete_checkpoint"] == INCOMPLETE
+
+
+def test_a_resumed_trials_wandb_run_logs_its_earlier_iterations_from_the_store(
+    tmp_path, recorded, monkeypatch
+):
+    """The W&B logger's first result of a trial past iteration 1 (resumed from a checkpoint
+    after the driver was killed, which lost wandb's buffered records) logs the store's earlier
+    rows first, each at step = its iteration."""
+    from ray.air.integrations.wandb import WandbLoggerCallback
+
+    from suite.dashboards.settings import resolve_settings
+    from suite.sweep.sinks import wandb_logger
+
+    class Trial(SimpleNamespace):  # hashable, as Tune's trials are (W&B keys its runs by them)
+        __hash__ = object.__hash__
+
+    store = StoreWriter(tmp_path, {"run_id": "run-1"})
+    store.setup()
+    trial = Trial(**vars(tune_trial("a")))
+    store.on_trial_start(0, [], trial)
+    for iteration in (1, 2, 3, 4):  # the killed driver's; the checkpoint was at 2
+        store.on_trial_result(0, [], trial, result_at(recorded, iteration, 100.0 * iteration))
+    logged = []
+    monkeypatch.setattr(
+        WandbLoggerCallback, "log_trial_result", lambda self, i, t, m: logged.append(m)
+    )
+    monkeypatch.setattr(wandb_logger, "wandb_run_started", lambda callback, trial: True)
+    (callback,) = wandb_logger.make_wandb_callback(
+        resolve_settings("offline", tmp_path), "s", "run-1", tmp_path
+    )
+    callback._axes[trial] = spec().axis_row("a")
+    resumed = StoreWriter(tmp_path, {"run_id": "run-1"})
+    resumed.setup()
+    for iteration in (3, 4):  # the resumed driver's, from the checkpoint at 2
+        result = result_at(recorded, iteration, 1000.0 * iteration)
+        resumed.on_trial_result(0, [], trial, result)
+        callback.log_trial_result(0, trial, result)
+    assert [m["training_iteration"] for m in logged] == [1, 2, 3, 4]
+    assert [m["progress/env_steps"] for m in logged] == [100.0, 200.0, 3000.0, 4000.0]
