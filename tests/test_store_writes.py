@@ -167,3 +167,84 @@ def test_an_unreadable_error_file_says_where_to_look(tmp_path):
     assert error_text(SimpleNamespace(error_file=None)) == NO_ERROR_FILE
     (tmp_path / "error.txt").write_text("first\n  \nlast\n\n")
     assert error_text(SimpleNamespace(error_file=str(tmp_path / "error.txt"))) == "last"
+
+
+INCOMPLETE = {"checkpoint": "checkpoint_000001", "iteration": 10, "missing": ["everything"]}
+
+
+def test_a_trial_resumed_from_scratch_past_an_incomplete_checkpoint_says_so(tmp_path, recorded):
+    """--resume after the driver was killed: the trainable found the checkpoint Tune named
+    incomplete and started again; the store records that attempt, and where it last ran."""
+    first = StoreWriter(tmp_path, {"run_id": "run-1"})
+    first.setup()
+    trial = tune_trial("a")
+    first.on_trial_start(0, [], trial)
+    first.on_trial_result(0, [], trial, result_at(recorded, 1, 100.0))
+    resumed = StoreWriter(tmp_path, {"run_id": "run-1"})  # the driver was killed
+    resumed.setup()
+    trial.last_result = {"suite_node": {"node_id": "n1"}, "node_ip": "10.0.0.1"}
+    resumed.on_trial_result(
+        0, [], trial, result_at(recorded, 1, 90.0) | {"suite_restore": INCOMPLETE}
+    )
+    resumed.on_trial_result(0, [], trial, result_at(recorded, 2, 190.0))
+    row = pd.read_parquet(tmp_path / schema.TRIALS_FILE).set_index("trial_id").loc["a"]
+    assert row["retries"] == 1 and row["num_iterations"] == 2
+    assert row["failures"] == (
+        "1. node 10.0.0.1: the sweep's driver ended while the trial ran (resumed with --resume); "
+        "retried from scratch: its checkpoint at iteration 10 (checkpoint_000001) was "
+        "incomplete, missing everything"
+    )
+
+
+def test_a_retry_past_an_incomplete_checkpoint_marks_its_failure(tmp_path, recorded):
+    writer = StoreWriter(tmp_path, {"run_id": "run-1"})
+    writer.setup()
+    trial = tune_trial("a")
+    writer.on_trial_start(0, [], trial)
+    writer.on_trial_result(0, [], trial, result_at(recorded, 1, 100.0))
+    writer.on_trial_recover(0, [], trial)  # a crash; Tune retries from the checkpoint
+    writer.on_trial_result(
+        0, [], trial, result_at(recorded, 1, 90.0) | {"suite_restore": INCOMPLETE}
+    )
+    (failure,) = json.loads((tmp_path / "trials" / "a" / schema.FAILURES_FILE).read_text())
+    assert failure["attempt"] == 1 and failure["resumed_from_iteration"] == 0
+    assert failure["incomplete_checkpoint"] == INCOMPLETE
+
+
+def test_a_resumed_trials_wandb_run_logs_its_earlier_iterations_from_the_store(
+    tmp_path, recorded, monkeypatch
+):
+    """The W&B logger's first result of a trial past iteration 1 (resumed from a checkpoint
+    after the driver was killed, which lost wandb's buffered records) logs the store's earlier
+    rows first, each at step = its iteration."""
+    from ray.air.integrations.wandb import WandbLoggerCallback
+
+    from suite.dashboards.settings import resolve_settings
+    from suite.sweep.sinks import wandb_logger
+
+    class Trial(SimpleNamespace):  # hashable, as Tune's trials are (W&B keys its runs by them)
+        __hash__ = object.__hash__
+
+    store = StoreWriter(tmp_path, {"run_id": "run-1"})
+    store.setup()
+    trial = Trial(**vars(tune_trial("a")))
+    store.on_trial_start(0, [], trial)
+    for iteration in (1, 2, 3, 4):  # the killed driver's; the checkpoint was at 2
+        store.on_trial_result(0, [], trial, result_at(recorded, iteration, 100.0 * iteration))
+    logged = []
+    monkeypatch.setattr(
+        WandbLoggerCallback, "log_trial_result", lambda self, i, t, m: logged.append(m)
+    )
+    monkeypatch.setattr(wandb_logger, "wandb_run_started", lambda callback, trial: True)
+    (callback,) = wandb_logger.make_wandb_callback(
+        resolve_settings("offline", tmp_path), "s", "run-1", tmp_path
+    )
+    callback._axes[trial] = spec().axis_row("a")
+    resumed = StoreWriter(tmp_path, {"run_id": "run-1"})
+    resumed.setup()
+    for iteration in (3, 4):  # the resumed driver's, from the checkpoint at 2
+        result = result_at(recorded, iteration, 1000.0 * iteration)
+        resumed.on_trial_result(0, [], trial, result)
+        callback.log_trial_result(0, trial, result)
+    assert [m["training_iteration"] for m in logged] == [1, 2, 3, 4]
+    assert [m["progress/env_steps"] for m in logged] == [100.0, 200.0, 3000.0, 4000.0]

@@ -3,7 +3,9 @@ them (its ``retries`` and ``failures`` columns).
 
 One record per failed attempt, in order: what failed (the error, or the stall reason), the node
 the attempt ran on and whether that node was lost, and how the trial went on: retried from the
-checkpoint at iteration N, retried from scratch, or not retried.
+checkpoint at iteration N, retried from scratch, or not retried. An attempt that the sweep's
+driver took down with it (killed, then ``--resume``) gets a record only when it could not go on
+from its checkpoint, which was incomplete: it was retried from scratch.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ class Failure:
     retried: bool = False
     # The iteration the retry continued from: its checkpoint's, or 0 from scratch.
     resumed_from_iteration: int | None = RESTART_PENDING
+    # The checkpoint the retry should have continued from, found incomplete: it started again
+    # from scratch instead ({"checkpoint": its folder, "iteration": N, "missing": [files]}).
+    incomplete_checkpoint: dict[str, Any] | None = None
 
     def as_record(self) -> dict[str, Any]:
         return asdict(self)
@@ -47,6 +52,13 @@ class Failure:
             return "not retried"
         if self.resumed_from_iteration is RESTART_PENDING:
             return "retried, not started again yet"
+        if self.resumed_from_iteration == 0 and self.incomplete_checkpoint:
+            found = self.incomplete_checkpoint
+            at = f" at iteration {found['iteration']}" if found.get("iteration") else ""
+            return (
+                f"retried from scratch: its checkpoint{at} ({found['checkpoint']}) was "
+                f"incomplete, missing {', '.join(found['missing'])}"
+            )
         if self.resumed_from_iteration == 0:
             return "retried from scratch"
         return f"retried from the checkpoint at iteration {self.resumed_from_iteration}"

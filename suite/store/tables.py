@@ -89,6 +89,17 @@ class RunTables:
             failures[-1].resumed_from_iteration = first_iteration - 1
             self.write_failures(trial_id)
 
+    def checkpoint_incomplete(self, trial_id: str, found: dict, driver_ended: Failure) -> None:
+        """The trial's attempt started again from scratch, its checkpoint incomplete (``found``:
+        the trainable's ``suite_restore``). A retry this driver started says so; otherwise the
+        attempt ended with the driver of an earlier run, and ``driver_ended`` records that."""
+        failures = self.failures.setdefault(trial_id, [])
+        if not (failures and failures[-1].retried and failures[-1].resumed_from_iteration is None):
+            driver_ended.attempt = len(failures) + 1
+            failures.append(driver_ended)
+        failures[-1].incomplete_checkpoint = found
+        self.write_failures(trial_id)
+
     def node_lost(self, node_id: str) -> list[str]:
         """Mark the failures on ``node_id`` as on a lost node; the trials they belong to."""
         marked = []

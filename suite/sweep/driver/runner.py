@@ -104,7 +104,7 @@ def callbacks(
         stalls,  # before the writer: it tells the writer which failures were stalls
         store,
         ProgressView(progress, stall_reason=stalls.reason, interval_s=options.progress_interval),
-        *make_wandb_callback(wandb, plan.sweep.name, run_dir.name),
+        *make_wandb_callback(wandb, plan.sweep.name, run_dir.name, run_dir),
     ]
 
 

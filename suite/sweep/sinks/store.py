@@ -72,6 +72,14 @@ class StoreWriter(Callback):
     def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
         trial_id = self._register(trial)
         row = iteration_row(result, self.tables.axes[trial_id])
+        if "suite_restore" in result:  # its checkpoint was incomplete: it started from scratch
+            found = result["suite_restore"]
+            self.tables.checkpoint_incomplete(trial_id, found, self._driver_ended(trial))
+            print(
+                f"Trial {identify(trial).label}: its checkpoint {found['checkpoint']} was "
+                f"incomplete (missing {', '.join(found['missing'])}); started again from scratch",
+                flush=True,
+            )
         self.tables.restarted(trial_id, row["iteration"])
         self.tables.add_rows(trial_id, [row], learner_rows(result, trial_id))
         self.tables.status[trial_id] = (TrialStatus.RUNNING, "")
@@ -150,6 +158,19 @@ class StoreWriter(Callback):
             retried=retried,
         )
         self.tables.add_failure(trial_id, failure)
+
+    def _driver_ended(self, trial: Any) -> Failure:
+        """The record of an attempt that ended with the sweep's driver (killed or interrupted),
+        as ``--resume`` finds it: where it last reported from."""
+        node = (trial.last_result or {}).get("suite_node") or {}
+        return Failure(
+            attempt=0,  # numbered when recorded
+            at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            error="the sweep's driver ended while the trial ran (resumed with --resume)",
+            node_id=node.get("node_id"),
+            node_address=(trial.last_result or {}).get("node_ip"),
+            retried=True,
+        )
 
     def _count_stalls(self, trial_id: str) -> None:
         self.tables.count_stalls(trial_id)

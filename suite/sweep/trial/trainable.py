@@ -6,16 +6,19 @@ import importlib
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from ray.rllib.algorithms.appo import APPO, APPOConfig
+from ray.tune import Checkpoint
 from ray.tune.result import DONE, TRIAL_INFO
 
 from suite.collect.rows import env_steps
 from suite.ray_internals import set_trial_info, trial_info
 from suite.sweep.spec import TRIAL_KEY, trial_spec
+from suite.sweep.trial.checkpoints import local_files, missing_files, write_manifest
 from suite.sweep.trial.stall import STALL_EXIT_CODE, StallLimit, StallWatchdog, stack_report
 from suite.sweep.trial.stall_inbox import BEAT_S, Beats, claim_stall, report_stall
 
@@ -64,6 +67,7 @@ class SuiteAPPO(APPO):
         self._suite_watchdog = None
         self._suite_helpers: dict[str, int] = {}  # env runner and learner pids, by name
         self._suite_env_steps = None  # a raced trial's own budget: its rung's env steps
+        self._suite_restore = None  # why the checkpoint Tune restores from was not used
         watchdog = tune_trial_info = None
         if isinstance(config, Mapping) and TRIAL_KEY in config:
             watchdog = config[TRIAL_KEY].get("watchdog")
@@ -95,6 +99,55 @@ class SuiteAPPO(APPO):
         if self._suite_watchdog:
             self._suite_watchdog.stop()
         super().cleanup()
+
+    def save_checkpoint(self, checkpoint_dir: str) -> None:
+        super().save_checkpoint(checkpoint_dir)
+        write_manifest(checkpoint_dir)  # what a complete copy of this checkpoint holds
+
+    def restore(self, checkpoint_path) -> None:
+        """Restore from Tune's latest checkpoint of this trial, or, when that checkpoint is
+        incomplete on storage, start the trial again from scratch and say so in the first
+        result (``suite_restore``; the driver's store records it as the trial's restart).
+
+        The check sits here, in the process that reads the checkpoint, rather than in the
+        driver before ``Tuner.restore``: which checkpoint Tune restores is its trial state
+        (``Trial.latest_checkpoint_result``, pickled in the experiment state), which the suite
+        cannot edit through any public API, and a retry within a run (a crash, a lost node)
+        restores through here too. Tune calls this on a trainable just built (a new process, or one
+        ``reset_config`` rebuilt), so not calling ``super().restore`` leaves it at iteration 0,
+        a trial started again. Tune keeps a single checkpoint per trial (``num_to_keep=1``):
+        there is no older complete one to fall back to.
+        """
+        checkpoint = getattr(checkpoint_path, "checkpoint", checkpoint_path)  # a _TrainingResult
+        if isinstance(checkpoint, str):
+            checkpoint = Checkpoint.from_directory(checkpoint)
+        missing = missing_files(checkpoint.filesystem, checkpoint.path, self._reference_files)
+        if not missing:
+            super().restore(checkpoint_path)
+            return
+        # Tune deletes the checkpoint it tracks when the trial registers its next one, and its
+        # deletion raises FileNotFoundError for a folder that is gone (ray 2.60's _delete_fs_path
+        # asks whether it is a directory outside its own try); in the driver that skips updating
+        # the trial's checkpoint index, so a later retry would save over its newest checkpoint.
+        # An empty folder lets Tune's own cleanup delete it as usual.
+        checkpoint.filesystem.create_dir(checkpoint.path, recursive=True)
+        metrics = getattr(checkpoint_path, "metrics", None) or {}
+        self._suite_restore = {
+            "checkpoint": os.path.basename(checkpoint.path.rstrip("/")),
+            "iteration": metrics.get("training_iteration"),
+            "missing": missing[:5] + ([f"and {len(missing) - 5} more"] if len(missing) > 5 else []),
+        }
+        print(
+            f"Checkpoint {checkpoint.path} is incomplete (missing {', '.join(missing[:5])}); "
+            "starting the trial again from scratch",
+            file=sys.stderr,
+        )
+
+    def _reference_files(self) -> set[str]:
+        """The files of a checkpoint of this (fresh) algorithm: what a complete one holds."""
+        with tempfile.TemporaryDirectory(prefix="suite-reference-checkpoint-") as folder:
+            self.save_to_path(folder)
+            return local_files(folder)
 
     def _start_watchdog(self, settings: Mapping[str, Any]) -> StallWatchdog:
         limit = StallLimit(settings.get("stall_timeout_s"))
@@ -128,6 +181,8 @@ class SuiteAPPO(APPO):
             self._suite_watchdog.step_finished(env_steps(result))
         if self._suite_env_steps and env_steps(result) >= self._suite_env_steps:
             result[DONE] = True
+        if self._suite_restore:  # once, in the first result after the restart
+            result["suite_restore"], self._suite_restore = self._suite_restore, None
         result["suite_node"] = {
             "node_id": ray.get_runtime_context().get_node_id(),
             "setup_started_at": self._suite_setup_started_at,
