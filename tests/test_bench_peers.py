@@ -298,3 +298,21 @@ def test_a_fixed_return_target_needs_the_iqm_itself_not_a_ci_that_reaches_it():
     there = {"return_at": {str(target.mark): {"point": 480.0, "low": 300.0, "high": 500.0}}}
     assert peers._met(target, near, {}) is False
     assert peers._met(target, there, {}) is True
+
+
+def test_the_minatar_row_runs_each_side_in_a_folder_of_its_env(monkeypatch, tmp_path):
+    seen = []
+
+    def fake_side(peer, side, seed, folder, quick):
+        seen.append((side, folder))
+        assert folder.is_dir()
+        settings = {"hyperparameters": {"n_envs": 8}} if side == peers.SB3 else None
+        return _flat(1.0, steps=(1000.0, 5_000.0, 10_000.0)), settings
+
+    monkeypatch.setattr(peers, "run_side", fake_side)
+    data = peers.measure(True, peer_envs=peers.MINATAR_PEER_ENVS)
+    assert [side for side, _ in seen] == [peers.SB3, "minatar_breakout_base"]
+    assert seen[0][1].name == "MinAtar-Breakout-v1"  # rl-zoo3's name for it, no subfolder
+    assert set(data["envs"]) == {"MinAtar/Breakout-v1"}
+    text = "\n".join(peers.render(data))
+    assert "rl-zoo3 has no MinAtar entry" in text

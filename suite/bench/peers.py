@@ -207,7 +207,7 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="suite-bench-peers-") as folder:
         for seed in range(FIRST_SEED, FIRST_SEED + seeds):
             for peer in envs:
-                where = Path(folder) / peer.env
+                where = Path(folder) / zoo_runs.folder_name(peer.env)
                 where.mkdir(exist_ok=True)
                 for side in sides(peer):
                     curve, settings = run_side(peer, side, seed, where, quick)
