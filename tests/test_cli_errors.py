@@ -262,3 +262,25 @@ def test_resume_with_the_runs_own_objective_or_none_passes_the_check(tmp_path):
     (grid / schema.RUN_METADATA_FILE).write_text(json.dumps({"race": None}))
     with pytest.raises(ValueError, match="applies to a search, and the resumed run grid is not"):
         check_resume_objective(grid, "return")
+
+
+def test_resume_refuses_options_that_would_change_the_plan_and_takes_the_runs_own(tmp_path):
+    from suite.sweep.driver.rundir import check_resume_plan_options
+    from suite.sweep.options import SweepOptions
+
+    run_dir = tmp_path / "20250101-000000-abcdef"
+    (run_dir / "tune").mkdir(parents=True)
+    meta = {"budget": {"name": "laptop"}, "first_seed": 40}
+    (run_dir / schema.RUN_METADATA_FILE).write_text(json.dumps(meta))
+    own = SweepOptions(name="cartpole_nk", budget="laptop", first_seed=40, resume="latest")
+    check_resume_plan_options(run_dir, own)  # the run's own values: nothing changes
+    check_resume_plan_options(run_dir, SweepOptions(name="cartpole_nk", resume="latest"))
+    changed = SweepOptions(
+        name="cartpole_nk", budget="full", seeds=5, set=("lr=1e-3",), race=False, resume="latest"
+    )
+    with pytest.raises(ValueError) as refused:
+        check_resume_plan_options(run_dir, changed)
+    assert str(refused.value) == (
+        "--resume continues run 20250101-000000-abcdef as it was planned, so --budget, --seeds, "
+        "--set, --no-race would be ignored: resume without them, or start a new run with them"
+    )

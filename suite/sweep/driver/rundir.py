@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -93,4 +94,33 @@ def check_resume_objective(run_dir: Path, objective: str | None) -> None:
             f"--objective {objective} differs from the resumed run {run_dir.name}'s ({ran}): a "
             f"search keeps the objective it started with; resume without --objective, or start "
             f"a new run with --objective {objective}"
+        )
+
+
+# What a run's plan was made of: --resume continues that plan, so these would be ignored.
+PLAN_OPTIONS = ("budget", "seeds", "env_steps", "first_seed", "set", "race")
+
+
+def check_resume_plan_options(run_dir: Path, options) -> None:
+    """Refuse options that would change the resumed run's plan: Tune restores the trials it
+    planned, so a different --budget, --seeds, --env-steps, --first-seed, --set or --no-race
+    would be silently ignored. The run's own values (e.g. its --budget) are accepted."""
+    try:
+        run_meta = json.loads((run_dir / RUN_METADATA_FILE).read_text())
+    except FileNotFoundError:
+        return  # resuming says what is missing
+    defaults = {item.name: item.default for item in dataclasses.fields(options)}
+    own = {
+        "budget": (run_meta.get("budget") or {}).get("name"),
+        "first_seed": run_meta.get("first_seed"),
+    }
+    changed = [
+        "--" + name.replace("_", "-") if name != "race" else "--no-race"
+        for name in PLAN_OPTIONS
+        if getattr(options, name) != defaults[name] and getattr(options, name) != own.get(name)
+    ]
+    if changed:
+        raise SweepError(
+            f"--resume continues run {run_dir.name} as it was planned, so {', '.join(changed)} "
+            "would be ignored: resume without them, or start a new run with them"
         )

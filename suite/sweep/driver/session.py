@@ -18,7 +18,12 @@ from suite.sweep.driver.cluster import check_reachable, connect
 from suite.sweep.driver.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.driver.logs import route_library_logs
 from suite.sweep.driver.run_record import finish
-from suite.sweep.driver.rundir import check_resume_objective, find_run_dir, new_run_dir
+from suite.sweep.driver.rundir import (
+    check_resume_objective,
+    check_resume_plan_options,
+    find_run_dir,
+    new_run_dir,
+)
 from suite.sweep.driver.runner import consolidate_from_disk, plan_for, resume, start
 from suite.sweep.driver.tables import laptop_answer_lines, print_drop_warnings, print_plan
 from suite.sweep.options import SweepOptions
@@ -34,6 +39,7 @@ def run_command(sweep: Sweep, options: SweepOptions, console: Console) -> int:
     if options.resume:
         run_dir = find_run_dir(options.results_dir, sweep.name, _run_id(options.resume))
         check_resume_objective(run_dir, options.objective)  # before anything starts or is written
+        check_resume_plan_options(run_dir, options)
         console.print(f"Resuming {run_dir}")
         _route_logs(run_dir, console)
         with _interruptible(sweep, run_dir, options, console):
