@@ -99,3 +99,11 @@ def test_a_promoted_config_whose_evidence_has_no_return_says_so(tmp_path, monkey
     assert "pendulum_noiqm.json has no return_iqm (verdict: leaning)" in out
     rows = dict(detail_rows(get_config("pendulum_noiqm")))
     assert rows["verdict"].startswith("leaning")
+
+
+def test_bracketed_words_are_printed_not_read_as_markup(capsys, monkeypatch):
+    import suite.configs.__main__ as cli
+
+    monkeypatch.setattr(cli, "detail_rows", lambda tuned: [("source", "lr [linear], IS [0, 2]")])
+    assert cli.main(["cartpole_probed"]) == 0
+    assert "lr [linear], IS [0, 2]" in capsys.readouterr().out

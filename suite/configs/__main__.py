@@ -11,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from suite.configs.describe import detail_rows, listed
 from suite.configs.registry import UnknownNameError, all_configs, get_config
@@ -22,7 +23,8 @@ def list_table() -> Table:
         table.add_column(column, no_wrap=True)
     for tuned in all_configs():
         line = listed(tuned)
-        table.add_row(line.name, line.env, line.expected, line.evidence)
+        # plain Text: a config's words in brackets ([0, 2], [linear]) are not rich markup
+        table.add_row(*map(Text, (line.name, line.env, line.expected, line.evidence)))
     return table
 
 
@@ -31,7 +33,7 @@ def detail_table(name: str) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for label, text in detail_rows(get_config(name)):
-        table.add_row(label, text)
+        table.add_row(Text(label), Text(text))
     return table
 
 
