@@ -267,6 +267,9 @@ def _headline(kind: str, cells: pd.DataFrame) -> str:
             "N can drop: env steps arrived faster than the learner used them and the buffer "
             "threw batches away, so N decides which"
         )
+    if len(parts) == 1:  # the title names the one kind already: "Regime: K binds."
+        text = parts[0].split(": ", 1)[1]
+        return text[0].upper() + text[1:] + "."
     return "; ".join(parts) + "."
 
 
