@@ -311,7 +311,7 @@ def test_the_minatar_row_runs_each_side_in_a_folder_of_its_env(monkeypatch, tmp_
 
     monkeypatch.setattr(peers, "run_side", fake_side)
     data = peers.measure(True, peer_envs=peers.MINATAR_PEER_ENVS)
-    assert [side for side, _ in seen] == [peers.SB3, "minatar_breakout_base"]
+    assert [side for side, _ in seen] == [peers.SB3, "minatar_breakout"]
     assert seen[0][1].name == "MinAtar-Breakout-v1"  # rl-zoo3's name for it, no subfolder
     assert set(data["envs"]) == {"MinAtar/Breakout-v1"}
     text = "\n".join(peers.render(data))

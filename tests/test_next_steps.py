@@ -34,6 +34,7 @@ SEARCHES = [
     "example-cartpole_search-laptop",
     "example-halfcheetah_search-laptop",
     "example-pendulum_search-laptop",
+    "example-minatar_search-laptop",
 ]
 COST = re.compile(
     r"\d[\d,]* trials? × [\d,]+(?: to [\d,]+)? env steps \([\d,]+ env steps, \d+ seeds? per cell\)"

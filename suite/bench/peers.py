@@ -171,7 +171,7 @@ MINATAR_ZOO = zoo_runs.ZooSettings(
 MINATAR_PEER_ENVS: tuple[PeerEnv, ...] = (
     PeerEnv(
         "MinAtar/Breakout-v1",
-        "minatar_breakout_base",
+        "minatar_breakout",
         None,
         threshold=2.0,
         marks=(150_000, 300_000),

@@ -32,7 +32,7 @@ def minatar_space_invaders_base() -> APPOConfig:
     Expect: measured beside the tuned config on the search's held-out seeds.
     Hardware: as ``minatar_breakout_base``.
     Source: as ``minatar_breakout_base``.
-    Run: ``python -m suite.sweep minatar_search --budget laptop_space_invaders``.
+    Run: no shipped sweep runs it yet (``minatar_nk`` and ``minatar_search`` run Breakout).
 
     broadcast_interval=5, as ``minatar_breakout_base``.
     """
