@@ -65,9 +65,9 @@ def test_minatar_config_trains_with_its_env_in_the_env_runner_process(ray_sessio
     config = get_config("minatar_breakout_base").build().callbacks(BufferAccountingCallback)
     algo = config.build_algo()
 
-    def env_game(runner) -> tuple[str, tuple]:  # local, so Ray ships it by value
-        sub_env = runner.env.unwrapped.envs[0]
-        return sub_env.spec.id, sub_env.observation_space.shape
+    def env_game(runner) -> tuple[str, str, tuple]:  # local, so Ray ships it by value
+        game = runner.env.unwrapped.envs[0].unwrapped  # under RLlib's own registered wrapper
+        return type(game).__module__, game.game.env_name, runner.env.single_observation_space.shape
 
     try:
         games = algo.env_runner_group.foreach_env_runner(env_game, local_env_runner=False)
@@ -78,6 +78,6 @@ def test_minatar_config_trains_with_its_env_in_the_env_runner_process(ray_sessio
                 break
     finally:
         algo.stop()
-    assert games == [("MinAtar/Breakout-v1", (10, 10, 4))]
+    assert games == [("minatar.gym", "breakout", (10, 10, 4))]  # MinAtar's own game
     assert result["num_env_steps_sampled_lifetime"] >= 3_000
     assert result["suite_buffer"]["all"]["buffer_env_steps_trained_lifetime"] > 0
