@@ -71,6 +71,14 @@ def find_run_dir(results_root: Path, sweep: str, run_id: str | None) -> Path:
     return runs[-1]
 
 
+def _recorded(run_dir: Path) -> dict | None:
+    """The run's run.json, or None when it has none."""
+    try:
+        return json.loads((run_dir / RUN_METADATA_FILE).read_text())
+    except FileNotFoundError:
+        return None
+
+
 def check_resume_objective(run_dir: Path, objective: str | None) -> None:
     """``--objective`` with ``--resume``: only the objective the run started with. A search's
     suggestions were scored, told to the sampler and early-stopped under its objective, and its
@@ -78,9 +86,8 @@ def check_resume_objective(run_dir: Path, objective: str | None) -> None:
     A run.json without one (a search from before the option existed) ran by return."""
     if objective is None:
         return
-    try:
-        run_meta = json.loads((run_dir / RUN_METADATA_FILE).read_text())
-    except FileNotFoundError:
+    run_meta = _recorded(run_dir)
+    if run_meta is None:
         return  # resuming says what is missing
     search = run_meta.get("search")
     if not search:
@@ -105,9 +112,8 @@ def check_resume_plan_options(run_dir: Path, options) -> None:
     """Refuse options that would change the resumed run's plan: Tune restores the trials it
     planned, so a different --budget, --seeds, --env-steps, --first-seed, --set or --no-race
     would be silently ignored. The run's own values (e.g. its --budget) are accepted."""
-    try:
-        run_meta = json.loads((run_dir / RUN_METADATA_FILE).read_text())
-    except FileNotFoundError:
+    run_meta = _recorded(run_dir)
+    if run_meta is None:
         return  # resuming says what is missing
     defaults = {item.name: item.default for item in dataclasses.fields(options)}
     own = {
