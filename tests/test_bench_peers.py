@@ -310,6 +310,8 @@ def test_the_minatar_row_runs_each_side_in_a_folder_of_its_env(monkeypatch, tmp_
         return _flat(1.0, steps=(1000.0, 5_000.0, 10_000.0)), settings
 
     monkeypatch.setattr(peers, "run_side", fake_side)
+    # the tests install the dev extra, not bench: the peer's versions are the bench row's to read
+    monkeypatch.setattr(peers, "peer_versions", lambda: {"stable-baselines3": "x", "rl_zoo3": "y"})
     data = peers.measure(True, peer_envs=peers.MINATAR_PEER_ENVS)
     assert [side for side, _ in seen] == [peers.SB3, "minatar_breakout"]
     assert seen[0][1].name == "MinAtar-Breakout-v1"  # rl-zoo3's name for it, no subfolder
