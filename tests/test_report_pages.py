@@ -102,6 +102,12 @@ def test_suggestions_that_beat_the_baseline_but_not_each_other_are_named_as_tied
     assert "c" not in reason.split("each beat")[0]
 
 
+def test_small_returns_keep_their_digits_in_the_verdict():
+    base = np.linspace(1.0, 1.9, 10)  # MinAtar-sized returns: rounding to integers hid them
+    reason = validate({"base": base, "a": base + 2.8}, "base", 0.05).reason()
+    assert "IQM 4.25 [" in reason and "against 1.45 [" in reason, reason
+
+
 def test_the_pendulum_search_draws_no_panel_for_lambda_or_for_a_setting_with_one_value(pages):
     record = load_run(EXAMPLES / "example-pendulum_search-laptop").search
     plotted, unread, constant = search.settings_to_plot(record)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from suite.humanize import fmt
 from suite.stats.elimination import ALPHA, MIN_SEEDS, holm_limits, holm_rejections, welch_greater
 from suite.stats.intervals import Interval, probability_of_improvement_ci, stratified_bootstrap_ci
 from suite.stats.metrics import interquartile_mean
@@ -112,9 +113,10 @@ def _and(names: list[str]) -> str:
 
 
 def _interval(interval: Interval) -> str:
+    """Three significant digits, so a MinAtar return of 4.23 is not read as 4."""
     if not interval.known:
-        return f"{interval.point:,.0f} (no CI)"
-    return f"{interval.point:,.0f} [{interval.low:,.0f}, {interval.high:,.0f}]"
+        return f"{fmt(interval.point)} (no CI)"
+    return f"{fmt(interval.point)} [{fmt(interval.low)}, {fmt(interval.high)}]"
 
 
 def iqm_interval(values: np.ndarray) -> Interval:
