@@ -11,6 +11,7 @@ from suite.configs.registry import UnknownNameError
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.catalog import load_sweep, sweep_names
 from suite.sweep.planning.estimate import (
+    MEASURED_SOURCE,
     TRIAL_STARTUP_S,
     measured_steps_per_s,
     sweep_seconds,
@@ -226,6 +227,20 @@ def test_measured_rates_are_read_from_the_benchmark_records(tmp_path, monkeypatc
     assert missing.source == "no measured throughput: " + str(tmp_path / "race.json") + (
         " (data.configs.cartpole.env_steps_per_s.median) is missing"
     )
+
+
+def test_a_config_without_a_bench_row_is_estimated_from_its_committed_example_store():
+    import pandas as pd
+
+    from suite.sweep.planning.estimate import MEASURED_STEPS_PER_S
+
+    where = MEASURED_STEPS_PER_S["minatar_breakout_base"]
+    trials = pd.read_parquet(where.path)
+    median = trials.loc[trials["config_name"] == "minatar_breakout_base", "mean_env_steps_per_s"]
+    assert measured_steps_per_s("minatar_breakout_base") == pytest.approx(median.median())
+    estimate = trial_estimate("minatar_breakout_base", 1, 100_000, {})
+    assert estimate.source == MEASURED_SOURCE
+    assert estimate.seconds == pytest.approx(TRIAL_STARTUP_S + 100_000 / median.median())
 
 
 def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):

@@ -79,6 +79,10 @@ class RecordValue:
         record = bench_record(self.row)
         return None if record is None else float(value_at(record, self.key))
 
+    @property
+    def how_to_write(self) -> str:
+        return f"python -m suite.bench --rows {self.row} writes it"
+
     def describe(self) -> str:
         return f"{shown_path(self.path)} ({self.key})"
 

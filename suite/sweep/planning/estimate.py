@@ -10,9 +10,36 @@ from pathlib import Path
 
 import pandas as pd
 
-from suite.configs.evidence import RecordValue
+from suite.configs.evidence import REPOSITORY, RecordValue
 from suite.store import schema
 from suite.store.files import read_parquet
+
+
+@dataclass(frozen=True)
+class StoreRate:
+    """A config's median env steps/s over its trials in a committed example store."""
+
+    folder: str  # below the repository
+    config_name: str
+
+    @property
+    def path(self) -> Path:
+        return REPOSITORY / self.folder / schema.TRIALS_FILE
+
+    @property
+    def how_to_write(self) -> str:
+        return f"it ships with the repository as {self.folder}"
+
+    def read(self) -> float | None:
+        if not self.path.exists():
+            return None
+        trials = read_parquet(self.path, columns=["config_name", "mean_env_steps_per_s"])
+        rates = trials.loc[trials["config_name"] == self.config_name, "mean_env_steps_per_s"]
+        return float(rates.median())
+
+    def describe(self) -> str:
+        return f"{self.folder}/{schema.TRIALS_FILE} (median env steps/s of {self.config_name})"
+
 
 # Env steps/s of one trial with the config's own env runners, read from the benchmark records
 # ``python -m suite.bench`` writes (benchmarks/raw/<row>.json, rendered in benchmarks/RESULTS.md;
@@ -20,9 +47,11 @@ from suite.store.files import read_parquet
 # cartpole_probed's settings measured as ``cartpole``, before the search's pick replaced them),
 # cartpole and pendulum (the search's picks) from row 11, one trial each with their own CPUs,
 # pong and pong_rllib from row 3, pendulum_rllib from row 7 (measured as ``pendulum``, when it
-# had these settings). Breakout and SpaceInvaders share Pong's rate: the ALE
-# and the network cost the same per frame. A config missing here, or whose record is missing,
-# gets no estimate rather than a guess, and the estimate's source names the record.
+# had these settings), minatar_breakout from row 17. Breakout and SpaceInvaders share Pong's
+# rate: the ALE and the network cost the same per frame. minatar_breakout_base has no benchmark
+# row: its rate is the median of its trials in the committed MinAtar race, one trial at a time on
+# 2 cores. A config missing here, or whose record is missing, gets no estimate rather than a
+# guess, and the estimate's source names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
     # The search picks as row 11 measured them before it moved to the PPO-layout configs: its
@@ -45,6 +74,13 @@ MEASURED_STEPS_PER_S = {
     "pong_rllib": RecordValue("atari", "data.configs.pong_rllib.sampled.median"),
     "breakout": RecordValue("atari", "data.configs.pong.sampled.median"),
     "space_invaders": RecordValue("atari", "data.configs.pong.sampled.median"),
+    "minatar_breakout": RecordValue(
+        "peers_minatar",
+        "data.envs.MinAtar/Breakout-v1.sides.minatar_breakout.env_steps_per_s.median",
+    ),
+    "minatar_breakout_base": StoreRate(
+        "results/example-minatar_nk-laptop-race", "minatar_breakout_base"
+    ),
 }
 MEASURED_ENV_RUNNERS = {"cartpole_rllib": 2, "pong_rllib": 2}  # the rest were measured with 1
 TRIAL_STARTUP_S = 15.0  # building env runners and learners, measured on CartPole and Pong
@@ -79,7 +115,7 @@ def measured_steps_per_s(config_name: str) -> float | None:
     if where is not None and rate is None:
         warnings.warn(
             f"no wall-time estimate for {config_name}: {where.describe()} is missing "
-            f"(python -m suite.bench --rows {where.row} writes it)",
+            f"({where.how_to_write})",
             stacklevel=2,
         )
     return rate
