@@ -83,7 +83,7 @@ ALLOWED: dict[str, set[str]] = {
     "store": LIBRARIES,
     "configs": {"learner", "ray_internals", *FOUNDATION},
     "learner": {"ray_internals", *FOUNDATION},
-    "stats": set(),
+    "stats": FOUNDATION,
     "ray_internals": set(),
     **{module: set() for module in FOUNDATION},
 }
