@@ -105,7 +105,11 @@ def test_the_command_predicts_a_sweeps_cells_from_a_store(capsys):
     for cell in ("N=1, K=1, B=1", "N=1, K=32, B=1", "N=16, K=32, B=1"):
         assert cell in out
     # in the pages' words ("off by"), not "±" (issue 33)
-    assert "Model error (stated): its drop fraction is off by 0.11 and its reuse by 0.03" in out
+    error = stated_error()  # row 14's record, which the command reads too
+    assert (
+        f"Model error (stated): its drop fraction is off by {error.drop_fraction:.2f} and its "
+        f"reuse by {error.reuse:.2f}" in out
+    )
     assert "±" not in out
     assert "The same runs as far as the buffer goes" in out  # the K=1 cells at B=1
 

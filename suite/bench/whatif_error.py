@@ -17,12 +17,16 @@ from suite.store.reader import load_run
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 # Measured grids with a steady state (at least 20 batches per trial after warm-up): the
-# aggregation-window grid (a learner slowed below sampling) and the three Pendulum races.
+# aggregation-window grid (a learner slowed below sampling), the three Pendulum races, the two
+# impact_k races (K against epochs) and the MinAtar race (a CNN learner slower than its env).
 STORES = (
     "results/example-aggregation_window-smoke",
     "results/example-continuous_nk-laptop-race",
     "results/example-continuous_nk-laptop_k-race",
     "results/example-continuous_nk-laptop_k-tuned",
+    "results/example-impact_k-laptop-race",
+    "results/example-impact_k-laptop_cartpole-race",
+    "results/example-minatar_nk-laptop-race",
 )
 
 
