@@ -5,11 +5,12 @@ flock /tmp/ray-train.lock pytest tests/test_accounting_e2e.py
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter, deque
 
 import pytest
-from ray import tune
+from ray import cloudpickle, tune
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.collect.accounting import is_train_item
@@ -173,3 +174,60 @@ def test_remote_learner_is_harvested():
     assert entry["per_learner"]["0"]["buffer_batches_added_lifetime"] > 0
     assert entry["all"]["buffer_capacity"] == 8
     assert [result.get() for result in conserved] == [True]
+
+
+def tally_against_counts(learner) -> dict:
+    """In the learner's own process, with gets frozen: the suite's counts and the tally's."""
+    buffer = learner._learner_thread_in_queue
+    with buffer._lock:
+        counts = getattr(learner, LEARNER_ATTRIBUTE).counts()
+        tally: DequeTally = buffer._buffer
+        return {
+            "suite": (
+                counts.samples,
+                counts.env_steps_trained,
+                counts.lost_uses,
+                counts.env_steps_dropped,
+            ),
+            "tally": (
+                sum(tally.uses.values()),
+                sum(tally.env_steps[item] * uses for item, uses in tally.uses.items()),
+                sum(tally.evicted_unused.values()),
+                tally.dropped_env_steps(),
+            ),
+            "conserved": counts.conserved(),
+            "batches_added": counts.batches_added,
+            "batches_dropped": counts.batches_dropped,
+        }
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("learners", [1, 2])
+def test_remote_learners_drops_agree_with_an_independent_tally(learners):
+    # The learners run in their own processes: the tally travels there by value.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    config = (
+        cartpole(n=2, k=2)
+        .learners(num_learners=learners, num_cpus_per_learner=1 / learners)
+        .resources(num_cpus_for_main_process=0)
+    )
+    algo = config.build_algo()
+    try:
+        algo.learner_group.foreach_learner(slow_down)
+        algo.learner_group.foreach_learner(install_tally)
+        result = train_until(algo, batches=15 * learners)
+        sides = [r.get() for r in algo.learner_group.foreach_learner(tally_against_counts)]
+    finally:
+        algo.stop()
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    for side in sides:
+        assert side["suite"] == side["tally"], side
+        assert side["conserved"], side
+    assert sum(side["batches_dropped"] for side in sides) > 0, sides
+    # The driver's figures are the learners' at the last harvest: behind by what was in flight.
+    reported = result["suite_buffer"]["per_learner"]
+    assert sorted(reported) == [str(index) for index in range(learners)]
+    in_flight = config.max_requests_in_flight_per_learner
+    for index, side in enumerate(sides):
+        behind = side["batches_added"] - reported[str(index)]["buffer_batches_added_lifetime"]
+        assert 0 <= behind <= in_flight, (index, side, reported[str(index)])
