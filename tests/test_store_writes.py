@@ -131,6 +131,37 @@ def test_resume_reloads_every_trial_from_disk(tmp_path, recorded):
     ]
 
 
+def test_a_trial_tunes_saved_state_missed_is_set_aside_on_resume(tmp_path, recorded, capsys):
+    """The driver killed within the second between Tune's state saves: the store saw a trial
+    start that the restored Tune does not know, and a resumed search asks for its seed again
+    under a new id. Its rows leave the tables (a seed counts once), its folder is kept aside and
+    run.json names it; a trial Tune restored is kept as it was."""
+    (tmp_path / schema.RUN_METADATA_FILE).write_text(json.dumps({"run_id": "run-1"}))
+    first = StoreWriter(tmp_path, {"run_id": "run-1"})
+    first.setup()
+    done, restored, unsaved = tune_trial("done"), tune_trial("kept", 1), tune_trial("ghost", 2)
+    for trial in (done, restored, unsaved):
+        first.on_trial_start(0, [], trial)
+        first.on_trial_result(0, [], trial, result_at(recorded, 1, 100.0))
+    first.on_trial_complete(0, [], done)
+
+    resumed = StoreWriter(tmp_path, {"run_id": "run-1"})
+    resumed.setup()
+    resumed.on_step_begin(0, [done, restored])
+    resumed.on_step_begin(1, [done, restored, tune_trial("new", 2)])  # checked once only
+    trials = pd.read_parquet(tmp_path / schema.TRIALS_FILE)
+    assert sorted(trials["trial_id"]) == ["done", "kept"]
+    assert set(pd.read_parquet(tmp_path / schema.ITERATIONS_FILE)["trial_id"]) == {"done", "kept"}
+    aside = tmp_path / schema.UNSAVED_TRIALS_DIR / "ghost"
+    assert (aside / schema.PART_ITERATIONS).exists() and not (
+        tmp_path / "trials" / "ghost"
+    ).exists()
+    (entry,) = json.loads((tmp_path / schema.RUN_METADATA_FILE).read_text())["unsaved_trials"]
+    assert entry["trial_id"] == "ghost" and entry["folder"] == str(aside)
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if "ghost" in line]
+    assert "was running when the driver ended, before Tune saved it" in line
+
+
 def test_a_failed_trial_keeps_the_last_line_of_its_error(tmp_path, recorded):
     error_file = tmp_path / "error.txt"
     error_file.write_text(

@@ -46,6 +46,14 @@ def write_json(path: Path, data: Any) -> None:
     _replace_atomically(path, write)
 
 
+def append_to_json_list(path: Path, key: str, entry: dict) -> None:
+    """Append ``entry`` to the list ``key`` of the JSON object in ``path`` (e.g. run.json's
+    ``lost_nodes``, which the driver's record keeps when the run ends)."""
+    data = json.loads(Path(path).read_text())
+    data.setdefault(key, []).append(entry)
+    write_json(path, data)
+
+
 def write_text(path: Path, text: str) -> None:
     _replace_atomically(path, lambda tmp: Path(tmp).write_text(text))
 

@@ -27,6 +27,9 @@ ITERATIONS_FILE = "iterations.parquet"
 LEARNERS_FILE = "learners.parquet"
 TRIALS_FILE = "trials.parquet"
 TRIAL_CONFIG_DIR = "trials"
+# Trials the driver was killed before Tune saved (a resume runs their work again as new trials):
+# their folders move here, out of the store's tables, and run.json's unsaved_trials names them.
+UNSAVED_TRIALS_DIR = "unsaved-trials"
 RACE_FILE = "race.json"  # a raced run only: its schedule and what each rung decided
 # Inside trials/<trial_id>/:
 TRIAL_CONFIG_FILE = "config.json"  # spec, axes, resolved config, run metadata

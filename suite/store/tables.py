@@ -66,6 +66,25 @@ class RunTables:
             record |= {"resolved_config": resolved_config, "run": self.run_metadata}
             write_json(path, record)
 
+    def unfinished_except(self, known: set[str]) -> list[str]:
+        """Trials the store holds as not ended that are not in ``known``."""
+        return [
+            trial_id
+            for trial_id, (status, _) in self.status.items()
+            if status not in schema.ENDED and trial_id not in known
+        ]
+
+    def set_aside(self, trial_id: str) -> Path:
+        """Take a trial out of the tables and move its folder under ``UNSAVED_TRIALS_DIR``."""
+        tables = (self.axes, self.iterations, self.learners, self.status, self.thresholds)
+        for table in (*tables, self.stalls, self.failures):
+            table.pop(trial_id, None)
+        target = self.run_dir / schema.UNSAVED_TRIALS_DIR / trial_id
+        if self.trial_dir(trial_id).exists():
+            target.parent.mkdir(exist_ok=True)
+            self.trial_dir(trial_id).rename(target)
+        return target
+
     def add_rows(self, trial_id: str, iterations: list[dict], learners: list[dict]) -> None:
         """Iteration rows (and their learner rows) replacing any from those iterations on."""
         if not iterations:

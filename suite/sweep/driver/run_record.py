@@ -34,6 +34,10 @@ from suite.sweep.trial.hardware import node_hardware
 SUITE_FOLDER = Path(__file__).resolve().parent
 
 
+# run.json's lists the driver's callbacks append to on disk while the run goes on.
+ADDED_WHILE_RUNNING = ("lost_nodes", "unsaved_trials")
+
+
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
@@ -95,6 +99,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
         "deadlock_guard": guard_enabled(options.overrides.get("learner_config_dict")),
         "stall_timeout_s": options.stall_timeout,
         "lost_nodes": [],  # nodes lost mid-run, added by the node watch as they go
+        "unsaved_trials": [],  # trials a killed driver left unsaved, added by the store on resume
         "thresholds": thresholds(plan),
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
@@ -166,8 +171,9 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
     if run_meta.get("search") and not _finished(run_dir / schema.SEARCH_FILE):
         unfinished += 1  # stopped mid-search: suggestions or validation left to run
     on_disk = run_dir / schema.RUN_METADATA_FILE
-    if on_disk.exists():  # what the node watch added while the run went on
-        run_meta["lost_nodes"] = json.loads(on_disk.read_text()).get("lost_nodes", [])
+    if on_disk.exists():  # what the node watch and the store added while the run went on
+        added = json.loads(on_disk.read_text())
+        run_meta |= {key: added.get(key, []) for key in ADDED_WHILE_RUNNING}
     run_meta |= {
         "ended_at": now(),
         "status": "interrupted" if unfinished else "completed",

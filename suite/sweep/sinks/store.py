@@ -19,7 +19,7 @@ from suite.collect.rows import iteration_row, learner_rows
 from suite.configs.resolve import to_serializable
 from suite.store import schema
 from suite.store.failures import Failure
-from suite.store.files import write_json
+from suite.store.files import append_to_json_list, write_json
 from suite.store.schema import TrialStatus
 from suite.store.tables import RunTables
 from suite.sweep.sinks.identity import identify
@@ -62,6 +62,12 @@ class StoreWriter(Callback):
         # Runs at the start of a sweep and again after Tuner.restore (this object then comes
         # back from tuner.pkl as it was when the sweep started): the disk is the truth.
         self.tables.load()
+        self._unsaved_checked = False
+
+    def on_step_begin(self, iteration, trials, **info) -> None:
+        if not self._unsaved_checked:  # Tune's trials are then the ones it restored, no more
+            self._unsaved_checked = True
+            self._set_aside_unsaved({trial.trial_id for trial in trials})
 
     def on_trial_start(self, iteration, trials, trial, **info) -> None:
         self._register(trial)
@@ -171,6 +177,34 @@ class StoreWriter(Callback):
             node_address=(trial.last_result or {}).get("node_ip"),
             retried=True,
         )
+
+    def _set_aside_unsaved(self, restored: set[str]) -> None:
+        """Trials the store saw start that Tune's saved state does not know: the driver was
+        killed within the second between Tune's state saves. Tune does not run them again; a
+        resumed search asks for their work again as new trials (tests/test_search_sweep.py).
+        Their rows leave the tables (a seed must not count twice) and their folders are kept
+        aside, named in run.json."""
+        unsaved = self.tables.unfinished_except(restored)
+        for trial_id in unsaved:
+            label = self._label(trial_id)
+            folder = self.tables.set_aside(trial_id)
+            entry = {"trial_id": trial_id, "trial": label, "folder": str(folder)}
+            append_to_json_list(self.run_dir / schema.RUN_METADATA_FILE, "unsaved_trials", entry)
+            print(
+                f"Trial {label} ({trial_id}) was running when the driver ended, before Tune saved "
+                f"it; its work runs again as a new trial (what it wrote is in {folder})",
+                flush=True,
+            )
+        if unsaved:
+            self.tables.consolidate()
+
+    def _label(self, trial_id: str) -> str:
+        """The trial as Tune's folder names it (env, N, K, ..., seed), or its config and seed."""
+        folder = next((self.run_dir / "tune").glob(f"*_{trial_id}"), None)
+        if folder is not None:
+            return folder.name.removesuffix(f"_{trial_id}")
+        axes = self.tables.axes[trial_id]
+        return f"{axes.get('config_name')}, seed {axes.get('seed')}"
 
     def _count_stalls(self, trial_id: str) -> None:
         self.tables.count_stalls(trial_id)
