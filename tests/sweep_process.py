@@ -20,8 +20,20 @@ from suite.store import schema
 from suite.store.files import read_parquet
 
 REPO = Path(__file__).resolve().parents[1]
+# Trials that sample in their own process: no env runner processes to start (each a new Python
+# that imports torch and RLlib), for the tests of the driver's behaviour, which env runners do
+# not change.
+IN_THE_TRIAL_PROCESS = ("--set", "num_env_runners=0")
 # cartpole_nk's 4 smoke trials one after another: a sweep that is reliably mid-run for a while.
-SMOKE_ONE_AT_A_TIME = ("cartpole_nk", "--budget", "smoke", "--max-concurrent", "1", "--no-report")
+SMOKE_ONE_AT_A_TIME = (
+    "cartpole_nk",
+    "--budget",
+    "smoke",
+    "--max-concurrent",
+    "1",
+    "--no-report",
+    *IN_THE_TRIAL_PROCESS,
+)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sweep_process import run_dirs, start_sweep
+from sweep_process import IN_THE_TRIAL_PROCESS, run_dirs, start_sweep
 
 from suite.store.reader import load_run
 
@@ -19,7 +19,8 @@ NO_CRASH = {"crash_after_steps": 300, "crash_seeds": []}
 def test_two_sweeps_at_once_never_share_a_run(ray_cluster_address, tmp_path):
     results = tmp_path / "results"
     args = ["fault_drill", "--no-report", "--results-dir", str(results)]
-    args += ["--set", f"env_config={json.dumps(NO_CRASH)}", "--address", ray_cluster_address]
+    args += ["--set", f"env_config={json.dumps(NO_CRASH)}", *IN_THE_TRIAL_PROCESS]
+    args += ["--address", ray_cluster_address]
     sweeps = [start_sweep(tmp_path / f"sweep{i}.log", *args) for i in (1, 2)]
     try:
         codes = [sweep.wait(timeout=300) for sweep in sweeps]

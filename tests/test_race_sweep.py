@@ -27,6 +27,7 @@ SWEEP = Sweep(
     description="two CartPole cells raced over two rungs",
     configs=("cartpole_probed",),
     axes={"k": (1, 2)},
+    settings={"num_env_runners": 0},  # sampling in the trial's process: no env runner to start
     budgets={
         "smoke": Budget(
             env_steps=2_000,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sweep_process import run_dirs, start_sweep
+from sweep_process import IN_THE_TRIAL_PROCESS, run_dirs, start_sweep
 
 pytestmark = [pytest.mark.train, pytest.mark.timeout(250)]
 
@@ -23,6 +23,7 @@ def test_output_to_a_file_is_progress_and_a_summary_without_library_noise(tmp_pa
     sweep = start_sweep(
         tmp_path / "sweep.log",
         "cartpole_nk",
+        *IN_THE_TRIAL_PROCESS,
         "--progress-interval",
         "5",
         "--no-report",
@@ -46,7 +47,11 @@ def test_output_to_a_file_is_progress_and_a_summary_without_library_noise(tmp_pa
     assert (run_dir / "logs" / "driver.log").stat().st_size > 0
 
     resumed = start_sweep(
-        tmp_path / "resume.log", "cartpole_nk", "--resume", "--results-dir", str(results)
+        tmp_path / "resume.log",
+        "cartpole_nk",
+        "--resume",
+        "--results-dir",
+        str(results),
     )
     try:
         assert resumed.wait(timeout=300) == 0, resumed.output()[-3000:]
