@@ -453,14 +453,28 @@ def test_the_faults_row_says_what_each_drill_lost():
             "iterations_written_twice": 0,
             "iterations_trained_again": 2,
         },
+        "resumed_from_iteration": 5,
     }
     lines = render({"measured_at": "2026-12-02T17:30+00:00", "drills": [drill]})
     assert lines[-1] == (
         "| a worker node lost | at iteration 7 of the trial on it | 1. node 127.0.0.2 (lost): "
         "ActorDiedError; retried from the checkpoint at iteration 5 | 11.0 s | 48 s | completed, "
-        "2 TERMINATED | nothing (2 iteration(s) trained again from the checkpoint) |"
+        "2 TERMINATED | nothing (2 iteration(s) trained again: resumed from iteration 5) |"
     )
     drill["lost"] |= {"trials_not_finished": 1, "iterations_trained_again": None}
     assert render({"measured_at": "x", "drills": [drill]})[-1].endswith(
-        "| 1 trial(s) not finished, 0 iteration(s) written twice |"
+        "| 1 trial(s) not finished |"
+    )
+    # a killed driver: nothing to notice (the user resumes); a finished trial run again is lost
+    drill |= {"noticed_s": None}
+    drill["lost"] |= {"trials_not_finished": 0, "finished_trials_rerun": 1}
+    assert "| - | 48 s |" in render({"measured_at": "x", "drills": [drill]})[-1]
+    assert render({"measured_at": "x", "drills": [drill]})[-1].endswith(
+        "| 1 finished trial(s) run again |"
+    )
+    # a retry no node could host: the run ends incomplete, then --resume finishes it
+    drill |= {"first_status": "incomplete", "ended_s": 41.2, "exit_code": 3}
+    assert (
+        "| incomplete 41 s after the fault (exit 3); after `--resume`: completed, 2 TERMINATED |"
+        in render({"measured_at": "x", "drills": [drill]})[-1]
     )

@@ -1,6 +1,7 @@
 """The node watch on hand-made nodes and trials (no Ray): a node that disappears is recorded
 once, with the trials that were on it, and a pending trial that no node left can host is given
-up after --node-wait, and the run is stopped once nothing else can run. The failures a trial
+up after --node-wait (run.json's given_up names it), and the run is ended once nothing else can
+run. The failures a trial
 keeps are read back as its trials-table columns."""
 
 from __future__ import annotations
@@ -9,12 +10,11 @@ import json
 from types import SimpleNamespace
 
 import pandas as pd
-import pytest
 
 from suite.store import schema
 from suite.store.failures import Failure
 from suite.store.tables import RunTables
-from suite.sweep.driver.node_watch import POLL_S, Node, NodeWatch, SweepStopper
+from suite.sweep.driver.node_watch import POLL_S, Node, NodeWatch
 
 HEAD = Node("head" * 7, "127.0.0.1", {"CPU": 2.0})
 WORKER = Node("worker" * 5, "127.0.0.2", {"CPU": 4.0})
@@ -48,13 +48,14 @@ class Cluster:
 
 def _watch(tmp_path, cluster, **kwargs):
     (tmp_path / schema.RUN_METADATA_FILE).write_text(json.dumps({"lost_nodes": []}))
-    events = {"lost": [], "given_up": []}
+    events = {"lost": [], "given_up": [], "ended": []}
     watch = NodeWatch(
         tmp_path,
         on_lost=events["lost"].append,
         on_give_up=lambda trial, reason: events["given_up"].append((trial.trial_id, reason)),
         nodes=cluster.nodes,
         clock=cluster.clock,
+        end_run=lambda: events["ended"].append(cluster.now),
         **kwargs,
     )
     watch.setup()
@@ -92,7 +93,6 @@ def test_a_lost_node_is_recorded_once_with_its_unfinished_trials(tmp_path, capsy
 def test_a_retry_no_node_left_can_host_is_given_up_after_the_node_wait(tmp_path, capsys):
     cluster = Cluster(HEAD, WORKER)
     watch, events = _watch(tmp_path, cluster, node_wait_s=60.0)
-    stopper = SweepStopper({"num_env_steps_sampled_lifetime": 1000}, watch)
     big = _trial("big", "PENDING", WORKER, cpus=4.0)  # fit only the worker
     small = _trial("small", "RUNNING", HEAD)
     _poll(watch, cluster, [big, small])
@@ -106,11 +106,15 @@ def test_a_retry_no_node_left_can_host_is_given_up_after_the_node_wait(tmp_path,
     _poll(watch, cluster, [big, small])
     ((trial_id, reason),) = events["given_up"]
     assert trial_id == "big" and reason.startswith("no node left can host it after node(s) ")
-    assert reason.endswith("gave up after waiting 60 s (--node-wait)")
-    assert not stopper.stop_all()  # the small trial still runs
+    assert reason.endswith(
+        "gave up after waiting 60 s (--node-wait); --resume on a cluster with room runs it"
+    )
+    (given_up,) = json.loads((tmp_path / schema.RUN_METADATA_FILE).read_text())["given_up"]
+    assert given_up["trial_id"] == "big" and given_up["reason"] == reason
+    assert events["ended"] == []  # the small trial still runs
     small.status = "TERMINATED"
-    _poll(watch, cluster, [big, small])
-    assert stopper.stop_all() and len(events["given_up"]) == 1
+    _poll(watch, cluster, [big, small], times=3)
+    assert len(events["ended"]) == 1 and len(events["given_up"]) == 1  # once each
 
 
 def test_a_node_back_in_time_lets_the_retry_run(tmp_path):
@@ -122,16 +126,7 @@ def test_a_node_back_in_time_lets_the_retry_run(tmp_path):
     _poll(watch, cluster, [big], times=5)
     cluster.alive["new" * 9] = Node("new" * 9, "127.0.0.3", {"CPU": 8.0})
     _poll(watch, cluster, [big], times=20)
-    assert events["given_up"] == [] and watch.unfit == {}
-
-
-def test_the_stopper_stops_a_trial_at_its_budget_as_a_stop_dict_does():
-    stopper = SweepStopper({"num_env_steps_sampled_lifetime": 1000, "time_total_s": 90}, None)
-    assert not stopper("t", {"num_env_steps_sampled_lifetime": 999, "time_total_s": 10})
-    assert stopper("t", {"num_env_steps_sampled_lifetime": 1000, "time_total_s": 1})
-    assert stopper("t", {"num_env_steps_sampled_lifetime": 5, "time_total_s": 90.5})
-    with pytest.raises(KeyError, match=r"trial t: stop criteria \['time_total_s'\]"):
-        stopper("t", {"num_env_steps_sampled_lifetime": 5})
+    assert events["given_up"] == [] and watch.unfit == {} and events["ended"] == []
 
 
 def test_failures_are_kept_per_attempt_and_read_back_as_columns(tmp_path):

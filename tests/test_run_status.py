@@ -47,6 +47,16 @@ def test_every_trial_ended_is_completed(tmp_path):
     assert meta["status"] == "completed" and meta["trials"] == {"TERMINATED": 1, "ERROR": 1}
 
 
+def test_a_trial_no_node_could_host_leaves_the_run_incomplete_until_it_finishes(tmp_path):
+    given_up = {"trial_id": "t1", "at": "2026-01-01T00:05:00+00:00", "reason": "no node left"}
+    (tmp_path / schema.RUN_METADATA_FILE).write_text(json.dumps({"given_up": [given_up]}))
+    _write_trials(tmp_path, ["TERMINATED", "ERROR"])
+    meta = finish(tmp_path, _run_meta(planned=2))
+    assert meta["status"] == "incomplete" and meta["given_up"] == [given_up]
+    _write_trials(tmp_path, ["TERMINATED", "TERMINATED"])  # a --resume with room ran it
+    assert finish(tmp_path, _run_meta(planned=2))["status"] == "completed"
+
+
 def test_trial_statuses_are_written_as_tune_names_them():
     from ray.tune.experiment.trial import Trial
 

@@ -6,7 +6,14 @@ what the sweep did, how long it took to recover and what was lost.
   with it; the driver's stall watch must end it);
 - a lost worker node: ``node_loss_drill`` on a loopback two-node cluster of its own; once the
   trial on the worker is past its checkpoint, the worker's raylet and every process under it
-  get SIGKILL.
+  get SIGKILL;
+- the driver killed while the cluster lives on: ``node_loss_drill`` one trial at a time on a
+  loopback cluster; once the first trial finished and the second is past its checkpoint, the
+  sweep's process group gets SIGKILL, and ``--resume --address`` continues on the same cluster;
+- a retry no node left can host: ``cannot_fit_drill``, whose 3-CPU trial fits only the worker
+  (3 CPUs; the head has 2); once it is past its checkpoint the worker is killed, the sweep gives
+  the retry up after ``--node-wait`` and ends incomplete; a worker with room joins, and
+  ``--resume`` runs it.
 
 Each drill's record: when the fault was injected, when the driver noticed (the stall file, or
 the lost-node line in run.json), when the trial's retry reported its first result, how the run
@@ -35,6 +42,7 @@ CHECKPOINT_EVERY = 5  # suite.sweep.driver.runner.CHECKPOINT_EVERY_ITERATIONS
 STALL_TIMEOUT_S = 15.0
 PAST_CHECKPOINT = CHECKPOINT_EVERY + 2  # results before the fault: past the first checkpoint
 DRILL_TIMEOUT_S = 300.0
+NODE_WAIT_S = 20
 
 
 class DrillError(RuntimeError):
@@ -73,10 +81,12 @@ def restarts(results: list[dict]) -> list[dict]:
 class Drill:
     """One sweep in its own process group, with the wait helpers a drill needs."""
 
-    def __init__(self, sweep: str, results: Path, *args: str, env: dict | None = None):
+    def __init__(
+        self, sweep: str, results: Path, *args: str, env: dict | None = None, log: str = ""
+    ):
         self.results = results
         self.sweep = sweep
-        self.log = results.parent / f"{sweep}.log"
+        self.log = results.parent / f"{log or sweep}.log"
         command = [sys.executable, "-m", "suite.sweep", sweep, *args, "--wandb", "off"]
         command += ["--results-dir", str(results)]
         with self.log.open("w") as handle:
@@ -232,9 +242,129 @@ def lost_node(work: Path) -> dict:
     }
 
 
+def finished_trials(run_dir: Path) -> set[str]:
+    path = run_dir / schema.TRIALS_FILE
+    if not path.exists():
+        return set()
+    trials = read_parquet(path)
+    return set(trials.loc[trials["status"] == schema.FINISHED, "trial_id"])
+
+
+def driver_killed(work: Path) -> dict:
+    from suite.bench.loopback_cluster import client_env, start_head
+
+    results = work / "driver"
+    cluster = start_head(num_cpus=2, resources={"head_node": 1})
+    try:
+        cluster.add_worker(num_cpus=2, resources={"worker_node": 1})
+        cluster.wait_for_nodes(2)
+        common = ("--no-report", "--address", cluster.address)
+        drill = Drill(
+            "node_loss_drill", results, "--max-concurrent", "1", *common, env=client_env()
+        )
+        run_dir = drill.run_dir()
+
+        def second_past_checkpoint() -> tuple[str, list[dict]] | None:
+            done = finished_trials(run_dir)
+            hit = past_checkpoint(run_dir) if done else None
+            return hit if hit and hit[0] not in done else None
+
+        trial_id, lines = drill.wait_for(second_past_checkpoint, 240, "a trial finished")
+        done = finished_trials(run_dir)
+        os.killpg(drill.process.pid, signal.SIGKILL)
+        injected_at, started = time.time(), time.monotonic()
+        drill.end(10)
+        resumed = Drill(
+            "node_loss_drill",
+            results,
+            "--resume",
+            run_dir.name,
+            *common,
+            env=client_env(),
+            log="node_loss_drill-resumed",
+        )
+        code = resumed.end(DRILL_TIMEOUT_S)
+        recovered_s = time.monotonic() - started
+    finally:
+        cluster.stop()
+    result = outcome(run_dir, trial_id, lines[-1]["training_iteration"], injected_at)
+    rerun = [t for t in done if restarts(trial_results(run_dir)[t])]
+    result["lost"]["finished_trials_rerun"] = len(rerun)
+    return {
+        "fault": "the sweep's driver SIGKILLed while the cluster lives on, then "
+        "`--resume --address` on the same cluster",
+        "injected": f"at iteration {lines[-1]['training_iteration']} of the second of 2 trials, "
+        "the first finished",
+        "noticed_s": None,  # nothing to notice: the user resumes
+        "recovered_s": recovered_s,
+        "exit_code": code,
+        **result,
+    }
+
+
+def cannot_fit(work: Path) -> dict:
+    from suite.bench.loopback_cluster import client_env, start_head
+
+    results = work / "cannot_fit"
+    cluster = start_head(num_cpus=2, resources={"head_node": 1})
+    try:
+        cluster.add_worker(num_cpus=3, resources={"worker_node": 1})
+        nodes = cluster.wait_for_nodes(2)
+        worker = next(n["node_id"] for n in nodes if "worker_node" in n["resources"])
+        common = ("--no-report", "--address", cluster.address)
+        drill = Drill(
+            "cannot_fit_drill",
+            results,
+            *("--max-concurrent", "2", "--max-failures", "1"),
+            *("--node-wait", str(NODE_WAIT_S), *common),
+            env=client_env(),
+        )
+        run_dir = drill.run_dir()
+        trial_id, lines = drill.wait_for(
+            lambda: past_checkpoint(run_dir, worker), 180, "7 iterations on the worker"
+        )
+        cluster.kill_worker()
+        injected_at, started = time.time(), time.monotonic()
+
+        def given_up() -> bool:
+            run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+            return bool(run.get("given_up"))
+
+        drill.wait_for(given_up, NODE_WAIT_S + 120, "the given-up trial in run.json")
+        noticed_s = time.monotonic() - started
+        code = drill.end(DRILL_TIMEOUT_S)
+        ended_s = time.monotonic() - started
+        status = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())["status"]
+        cluster.add_worker(num_cpus=3, resources={"worker_node": 1})
+        cluster.wait_for_nodes(2)
+        resumed = Drill(
+            "cannot_fit_drill",
+            results,
+            *("--resume", run_dir.name, *common),
+            env=client_env(),
+            log="cannot_fit_drill-resumed",
+        )
+        resumed_code = resumed.end(DRILL_TIMEOUT_S)
+    finally:
+        cluster.stop()
+    return {
+        "fault": "a worker node lost, and the retry of its 3-CPU trial fits no node left "
+        f"(`--node-wait {NODE_WAIT_S}`); then a worker with room joins and `--resume` runs it",
+        "injected": f"at iteration {lines[-1]['training_iteration']} of the trial on it",
+        "noticed_s": noticed_s,
+        "ended_s": ended_s,
+        "first_status": status,
+        "exit_code": code,
+        "resumed_exit_code": resumed_code,
+        **outcome(run_dir, trial_id, lines[-1]["training_iteration"], injected_at),
+    }
+
+
 def measure(quick: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="faults-") as work:
-        drills = [frozen_trial(Path(work)), lost_node(Path(work))]
+        drills = [
+            drill(Path(work)) for drill in (frozen_trial, lost_node, driver_killed, cannot_fit)
+        ]
     return {
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="minutes"),
         "quick": quick,
@@ -244,32 +374,50 @@ def measure(quick: bool = False) -> dict:
 
 def render(data: dict) -> list[str]:
     lines = [
-        f"Measured {data['measured_at']} (`python -m suite.bench --rows faults`): each fault "
-        "injected into a real sweep, on this machine's 2 cores.",
+        "Each fault injected into a real sweep (`python -m suite.bench --rows faults`), on this "
+        "machine's 2 cores.",
         "",
         "| fault | injected | what the sweep did | noticed after | retry's first result after "
         "| run | lost |",
         "|---|---|---|---|---|---|---|",
     ]
     for drill in data["drills"]:
-        lost = drill["lost"]
-        lost_text = (
-            "nothing"
-            if lost["trials_not_finished"] == 0 and lost["iterations_written_twice"] == 0
-            else f"{lost['trials_not_finished']} trial(s) not finished, "
-            f"{lost['iterations_written_twice']} iteration(s) written twice"
-        )
-        again = lost["iterations_trained_again"]
-        if again is not None:
-            lost_text += f" ({again} iteration(s) trained again from the checkpoint)"
         did = drill["failures"].replace("\n", "; ")
-        retry = drill["retry_result_s"]
+        noticed, retry = drill["noticed_s"], drill["retry_result_s"]
         lines.append(
-            f"| {drill['fault']} | {drill['injected']} | {did} | {drill['noticed_s']:.1f} s | "
-            f"{'-' if retry is None else f'{retry:.0f} s'} | {drill['run_status']}, "
-            f"{_counts(drill['trials'])} | {lost_text} |"
+            f"| {drill['fault']} | {drill['injected']} | {did} | "
+            f"{'-' if noticed is None else f'{noticed:.1f} s'} | "
+            f"{'-' if retry is None else f'{retry:.0f} s'} | {_run_text(drill)} | "
+            f"{_lost_text(drill)} |"
         )
     return lines
+
+
+def _run_text(drill: dict) -> str:
+    ended = f"{drill['run_status']}, {_counts(drill['trials'])}"
+    if "first_status" not in drill:
+        return ended
+    return (
+        f"{drill['first_status']} {drill['ended_s']:.0f} s after the fault (exit "
+        f"{drill['exit_code']}); after `--resume`: {ended}"
+    )
+
+
+def _lost_text(drill: dict) -> str:
+    lost = drill["lost"]
+    counted = {
+        "trial(s) not finished": lost["trials_not_finished"],
+        "iteration(s) written twice": lost["iterations_written_twice"],
+        "finished trial(s) run again": lost.get("finished_trials_rerun", 0),
+    }
+    text = ", ".join(f"{n} {what}" for what, n in counted.items() if n) or "nothing"
+    again = lost["iterations_trained_again"]
+    if again is not None:
+        text += (
+            f" ({again} iteration(s) trained again: resumed from iteration "
+            f"{drill['resumed_from_iteration']})"
+        )
+    return text
 
 
 def _counts(trials: dict) -> str:

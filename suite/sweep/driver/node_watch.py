@@ -9,26 +9,29 @@ trials' failures as on a lost node (``suite/store/failures.py``).
 A trial left waiting for resources that no alive node has (its request fit the cluster as it
 was) would wait for ever: Tune holds it PENDING until a node joins. The watch says so in one
 line, waits at most ``--node-wait`` seconds for a node that fits, then records the trial as
-ERROR with the reason; once nothing else can run, ``SweepStopper`` ends the run (``--resume``
-later, on a cluster that has the resources, runs those trials).
+ERROR with the reason and adds it to ``run.json``'s ``given_up``; once nothing else can run, it
+ends the run with Tune's own stop signal, as Ctrl-C does. That leaves the given-up trials pending
+in Tune's saved state, so ``--resume`` later, on a cluster with room, runs them (a ``Stopper``'s
+``stop_all`` would end them TERMINATED there, and ``--resume`` would skip them).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import datetime as dt
-import json
 import math
+import os
+import signal
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ray.tune import Callback, Stopper
+from ray.tune import Callback
 
 from suite.store import schema
-from suite.store.files import write_json
+from suite.store.files import append_to_json_list
 from suite.sweep.planning.resources import (
     Cluster,
     ResourceRequest,
@@ -98,9 +101,15 @@ def _no_store(*args) -> None:
     return None
 
 
+def stop_tune() -> None:
+    """End the Tune run as Ctrl-C does: Tune's SIGUSR1 handler stops it and saves its state."""
+    os.kill(os.getpid(), signal.SIGUSR1)
+
+
 class NodeWatch(Callback):
     """``on_lost(node_id)``: the store marks failures on that node; ``on_give_up(trial,
-    reason)``: the store records a trial the watch stopped waiting for."""
+    reason)``: the store records a trial the watch stopped waiting for; ``end_run()``: ends the
+    run once nothing else can run."""
 
     def __init__(
         self,
@@ -110,16 +119,17 @@ class NodeWatch(Callback):
         on_give_up: Callable[[Any, str], Any] = _no_store,
         nodes: Callable[[], dict[str, Node] | None] = alive_nodes,
         clock: Callable[[], float] = time.monotonic,
+        end_run: Callable[[], Any] = stop_tune,
     ):
         self.run_dir = Path(run_dir)
         self.node_wait_s = node_wait_s
         self.on_lost, self.on_give_up = on_lost, on_give_up
-        self.nodes, self.clock = nodes, clock
+        self.nodes, self.clock, self.end_run = nodes, clock, end_run
         self.known: dict[str, Node] = {}
         self.lost: dict[str, Node] = {}
         self.unfit: dict[str, Unfit] = {}
         self.checked_at = -math.inf
-        self.stop_requested = False
+        self.ended = False
 
     def __getstate__(self) -> dict:
         # Tune pickles callbacks into tuner.pkl; a resumed run lists its nodes afresh.
@@ -130,7 +140,7 @@ class NodeWatch(Callback):
 
     def setup(self, **info) -> None:
         self.known = self.nodes() or {}
-        self.stop_requested = False
+        self.ended = False
 
     def on_step_begin(self, iteration, trials, **info) -> None:
         if self.clock() - self.checked_at >= POLL_S:
@@ -193,48 +203,36 @@ class NodeWatch(Callback):
                 reason = (
                     f"no node left can host it after node(s) "
                     f"{', '.join(node.address for node in self.lost.values())} were lost (it "
-                    f"{unfit.why}); gave up after waiting {self.node_wait_s:.0f} s (--node-wait)"
+                    f"{unfit.why}); gave up after waiting {self.node_wait_s:.0f} s (--node-wait); "
+                    "--resume on a cluster with room runs it"
                 )
                 print(f"Trial {trial} failed: {reason}", flush=True)
+                record_given_up(self.run_dir, trial.trial_id, reason)
                 self.on_give_up(trial, reason)
         waiting = [t for t in trials if t.status not in ENDED_STATUSES]
         given_up = {trial_id for trial_id, unfit in self.unfit.items() if unfit.given_up}
-        if waiting and all(t.trial_id in given_up for t in waiting):
-            self.stop_requested = True  # nothing else can run: end the run
+        if waiting and all(t.trial_id in given_up for t in waiting) and not self.ended:
+            self.ended = True  # nothing else can run
+            self.end_run()
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def record_lost_node(run_dir: Path, node: Node, trial_ids: list[str]) -> None:
-    """Add the node to run.json's ``lost_nodes`` (``finish`` keeps them)."""
-    path = Path(run_dir) / schema.RUN_METADATA_FILE
-    run_meta = json.loads(path.read_text())
-    run_meta.setdefault("lost_nodes", []).append(
-        {
-            "node_id": node.node_id,
-            "address": node.address,
-            "resources": dict(node.resources),
-            "lost_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "trials_running": trial_ids,
-        }
-    )
-    write_json(path, run_meta)
+    """Add the node to run.json's ``lost_nodes``."""
+    entry = {
+        "node_id": node.node_id,
+        "address": node.address,
+        "resources": dict(node.resources),
+        "lost_at": _now(),
+        "trials_running": trial_ids,
+    }
+    append_to_json_list(Path(run_dir) / schema.RUN_METADATA_FILE, "lost_nodes", entry)
 
 
-class SweepStopper(Stopper):
-    """The sweep's stop criteria (a trial stops once any result value reaches its bound, as a
-    Tune stop dict does), and the whole run once the node watch says nothing else can run."""
-
-    def __init__(self, criteria: Mapping[str, float], watch: NodeWatch):
-        self.criteria = dict(criteria)
-        self.watch = watch
-
-    def __call__(self, trial_id: str, result: dict) -> bool:
-        from ray.tune.utils import flatten_dict
-
-        flat = flatten_dict(result)
-        missing = [key for key in self.criteria if key not in flat]
-        if missing:  # as Tune's own stop dict does: a budget that is never read never stops
-            raise KeyError(f"trial {trial_id}: stop criteria {missing} are not in its result")
-        return any(flat[key] >= bound for key, bound in self.criteria.items())
-
-    def stop_all(self) -> bool:
-        return self.watch.stop_requested
+def record_given_up(run_dir: Path, trial_id: str, reason: str) -> None:
+    """Add the trial to run.json's ``given_up``: the run is incomplete until it finishes."""
+    entry = {"trial_id": trial_id, "at": _now(), "reason": reason}
+    append_to_json_list(Path(run_dir) / schema.RUN_METADATA_FILE, "given_up", entry)

@@ -35,7 +35,7 @@ SUITE_FOLDER = Path(__file__).resolve().parent
 
 
 # run.json's lists the driver's callbacks append to on disk while the run goes on.
-ADDED_WHILE_RUNNING = ("lost_nodes", "unsaved_trials")
+ADDED_WHILE_RUNNING = ("lost_nodes", "unsaved_trials", "given_up")
 
 
 def now() -> str:
@@ -100,6 +100,7 @@ def run_metadata(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
         "stall_timeout_s": options.stall_timeout,
         "lost_nodes": [],  # nodes lost mid-run, added by the node watch as they go
         "unsaved_trials": [],  # trials a killed driver left unsaved, added by the store on resume
+        "given_up": [],  # trials no node left could host, added by the node watch
         "thresholds": thresholds(plan),
         "seeds": sorted({int(t.spec.axes["seed"]) for t in plan.trials}),
         "trial_requests": {str(t.index): t.request.describe() for t in plan.trials},
@@ -176,12 +177,30 @@ def finish(run_dir: Path, run_meta: dict) -> dict:
         run_meta |= {key: added.get(key, []) for key in ADDED_WHILE_RUNNING}
     run_meta |= {
         "ended_at": now(),
-        "status": "interrupted" if unfinished else "completed",
+        "status": run_status(unfinished, len(waiting_for_room(run_meta, trials))),
         "trials": counts,
         "packing": packing(run_dir, run_meta),
     }
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
     return run_meta
+
+
+def run_status(unfinished: int, waiting_for_room: int) -> str:
+    """``interrupted``: stopped with trials left to run; ``incomplete``: every trial ended but
+    some were given up for want of a node to host them (``--resume`` on a cluster with room
+    runs them); else ``completed``."""
+    if unfinished:
+        return "interrupted"
+    return "incomplete" if waiting_for_room else "completed"
+
+
+def waiting_for_room(run_meta: dict, trials) -> list[str]:
+    """Trials the node watch gave up on that have not finished since (a resume runs them)."""
+    given_up = list(dict.fromkeys(entry["trial_id"] for entry in run_meta.get("given_up", [])))
+    if not given_up:
+        return []
+    finished = set(trials.loc[trials["status"] == schema.FINISHED, "trial_id"])
+    return [trial_id for trial_id in given_up if trial_id not in finished]
 
 
 def _finished(path: Path) -> bool:

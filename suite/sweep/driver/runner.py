@@ -15,7 +15,7 @@ from suite.store import schema
 from suite.store.files import write_json
 from suite.store.tables import RunTables
 from suite.sweep.driver.cluster import connect, local_cluster
-from suite.sweep.driver.node_watch import NodeWatch, SweepStopper
+from suite.sweep.driver.node_watch import NodeWatch
 from suite.sweep.driver.run_record import resumed, run_metadata
 from suite.sweep.driver.stall_watch import StallWatch
 from suite.sweep.driver.trial_ids import UniqueTrialIds
@@ -130,7 +130,6 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions
         param_space = {TRIAL_KEY: tune.grid_search(params)}
         search_alg = UniqueTrialIds(max_concurrent=options.max_concurrent or 0)
     sinks = callbacks(plan, run_dir, run_meta, options, stopped_early)
-    node_watch = next(sink for sink in sinks if isinstance(sink, NodeWatch))
     return tune.Tuner(
         SuiteAPPO,
         param_space=param_space,
@@ -146,7 +145,7 @@ def build_tuner(plan: Plan, run_dir: Path, run_meta: dict, options: SweepOptions
         run_config=tune.RunConfig(
             name="tune",
             storage_path=str(run_dir.resolve()),
-            stop=SweepStopper(_stop_criteria(plan), node_watch),
+            stop=_stop_criteria(plan),
             callbacks=sinks,
             verbose=0,
             failure_config=tune.FailureConfig(max_failures=options.max_failures),

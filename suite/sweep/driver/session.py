@@ -13,11 +13,12 @@ from pathlib import Path
 from rich.console import Console
 
 from suite.humanize import duration
-from suite.store.schema import FAILED, RUN_METADATA_FILE
+from suite.store.files import read_parquet
+from suite.store.schema import FAILED, RUN_METADATA_FILE, TRIALS_FILE
 from suite.sweep.driver.cluster import check_reachable, connect
 from suite.sweep.driver.interrupt import EXIT_INTERRUPTED, Interrupts
 from suite.sweep.driver.logs import route_library_logs
-from suite.sweep.driver.run_record import finish
+from suite.sweep.driver.run_record import finish, waiting_for_room
 from suite.sweep.driver.rundir import (
     check_resume_objective,
     check_resume_plan_options,
@@ -29,6 +30,9 @@ from suite.sweep.driver.tables import laptop_answer_lines, print_drop_warnings, 
 from suite.sweep.options import SweepOptions
 from suite.sweep.planning.plan import check_schedulable
 from suite.sweep.spec import Sweep
+
+# Every trial ended, but some found no node left to host them (run.json's ``given_up``).
+EXIT_INCOMPLETE = 3
 
 
 def run_command(sweep: Sweep, options: SweepOptions, console: Console) -> int:
@@ -107,6 +111,9 @@ def _conclude(
         return EXIT_INTERRUPTED
     report = _report(run_dir, options, console) if options.report else None
     _print_next_steps(run_dir, run_meta, options, report, console)
+    if run_meta["status"] == "incomplete":
+        _print_incomplete(sweep, run_dir, run_meta, options, console)
+        return EXIT_INCOMPLETE
     failed = sum(counts.get(status, 0) for status in FAILED)
     return 1 if failed and failed == sum(counts.values()) else 0
 
@@ -156,6 +163,20 @@ def _print_interrupted(
         f"Interrupted; everything so far is in {run_dir}. Resume with:\n"
         f"  {resume_command(sweep, run_dir, options)}",
         soft_wrap=True,  # a command to copy: never broken over lines
+        markup=False,
+        highlight=False,
+    )
+
+
+def _print_incomplete(
+    sweep: Sweep, run_dir: Path, run_meta: dict, options: SweepOptions, console: Console
+) -> None:
+    trials = read_parquet(run_dir / TRIALS_FILE)
+    waiting = ", ".join(waiting_for_room(run_meta, trials))
+    console.print(
+        f"Incomplete: no node left could host {waiting} (run.json's given_up). Once the cluster "
+        f"has room, run them with:\n  {resume_command(sweep, run_dir, options)}",
+        soft_wrap=True,
         markup=False,
         highlight=False,
     )
