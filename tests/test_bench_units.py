@@ -434,6 +434,14 @@ def test_notes_parts_are_placed_by_name_and_run_notes_close_only_their_run():
     assert Notes(None).for_run("x") is None
 
 
+def test_a_result_line_caught_half_written_is_left_for_the_next_read():
+    from suite.bench.fault_drills import whole_lines
+
+    text = '{"training_iteration": 1}\n{"training_iteration": 2}\n{"training_iteration": 3, "co'
+    assert whole_lines(text) == [{"training_iteration": 1}, {"training_iteration": 2}]
+    assert whole_lines("") == []
+
+
 def test_the_faults_row_says_what_each_drill_lost():
     from suite.bench.fault_drills import render, restarts
 

@@ -54,10 +54,22 @@ def trial_results(run_dir: Path) -> dict[str, list[dict]]:
     append to the same file)."""
     results = {}
     for path in (Path(run_dir) / "tune").glob("*/result.json"):
-        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        lines = whole_lines(path.read_text())
         if lines:
             results[lines[0]["trial_id"]] = lines
     return results
+
+
+def whole_lines(text: str) -> list[dict]:
+    """The JSON lines of a file Tune may be appending to: a last line caught half-written is
+    left for the next read."""
+    lines = []
+    for line in filter(str.strip, text.splitlines()):
+        try:
+            lines.append(json.loads(line))
+        except json.JSONDecodeError:
+            break  # only the line being written can be cut short
+    return lines
 
 
 def process_alive(pid: int) -> bool:
@@ -120,8 +132,13 @@ class Drill:
                 os.killpg(self.process.pid, signal.SIGKILL)
 
 
-def past_checkpoint(run_dir: Path, on_node: str | None = None) -> tuple[str, list[dict]] | None:
+def past_checkpoint(
+    run_dir: Path, on_node: str | None = None, besides: frozenset[str] = frozenset()
+) -> tuple[str, list[dict]] | None:
+    """A trial (not one of ``besides``) past its first checkpoint, on ``on_node`` if given."""
     for trial_id, lines in trial_results(run_dir).items():
+        if trial_id in besides:
+            continue
         if len(lines) >= PAST_CHECKPOINT and on_node in (None, lines[-1]["suite_node"]["node_id"]):
             return trial_id, lines
     return None
@@ -266,8 +283,7 @@ def driver_killed(work: Path) -> dict:
 
         def second_past_checkpoint() -> tuple[str, list[dict]] | None:
             done = finished_trials(run_dir)
-            hit = past_checkpoint(run_dir) if done else None
-            return hit if hit and hit[0] not in done else None
+            return past_checkpoint(run_dir, besides=frozenset(done)) if done else None
 
         trial_id, lines = drill.wait_for(second_past_checkpoint, 240, "a trial finished")
         done = finished_trials(run_dir)
@@ -361,7 +377,8 @@ def cannot_fit(work: Path) -> dict:
 
 
 def measure(quick: bool = False) -> dict:
-    with tempfile.TemporaryDirectory(prefix="faults-") as work:
+    # ignore_cleanup_errors: a killed cluster's last writes must not hide a drill's own error
+    with tempfile.TemporaryDirectory(prefix="faults-", ignore_cleanup_errors=True) as work:
         drills = [
             drill(Path(work)) for drill in (frozen_trial, lost_node, driver_killed, cannot_fit)
         ]
