@@ -314,8 +314,7 @@ ROWS: tuple[Row, ...] = (
     ),
     Row(
         key="faults",
-        title="15. Faults survived: a frozen trial process, a lost worker node, a killed driver, a "
-        "retry no node can host",
+        title="15. Faults survived: a frozen trial process, a lost worker node",
         measure=_faults,
         render=_render_faults,
     ),
