@@ -112,3 +112,24 @@ def wait_until(condition: Callable[[], bool], sweep: SweepProcess, timeout: floa
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s:\n{sweep.output()[-3000:]}")
         time.sleep(0.5)
+
+
+def kill_worker_under(
+    cluster, sweep: SweepProcess, run_dir: Path, picks: Callable[[list[dict]], bool]
+) -> tuple[str, int, float]:
+    """Once a trial that ``picks`` accepts is past its first checkpoint, kill the worker node.
+
+    Returns the trial, the iteration it had reached, and the monotonic time of the kill.
+    """
+
+    def hit() -> str | None:
+        for trial_id, lines in trial_results(run_dir).items():
+            if len(lines) > 6 and picks(lines):
+                return trial_id
+        return None
+
+    wait_until(hit, sweep, timeout=150)
+    trial_id = hit()
+    reached = trial_results(run_dir)[trial_id][-1]["training_iteration"]
+    cluster.kill_worker()
+    return trial_id, reached, time.monotonic()

@@ -14,7 +14,13 @@ import time
 import pandas as pd
 import pytest
 from ray_cluster import start_head
-from sweep_process import REPO, run_dirs, start_sweep, trial_results, wait_until
+from sweep_process import (
+    REPO,
+    kill_worker_under,
+    run_dirs,
+    start_sweep,
+    wait_until,
+)
 
 from suite.report.build import default_report_path
 from suite.store import schema
@@ -80,18 +86,13 @@ def test_a_retry_no_node_left_can_host_is_recorded_failed_and_resumed_later(
         wait_until(lambda: run_dirs(results, SWEEP), sweep, timeout=60)
         (run_dir,) = run_dirs(results, SWEEP)
 
-        def big_past_a_checkpoint() -> str | None:
-            for trial_id, lines in trial_results(run_dir).items():
-                if lines[0]["config"]["num_env_runners"] == 2 and len(lines) > 6:
-                    assert lines[-1]["suite_node"]["node_id"] == worker_id  # the one node it fits
-                    return trial_id
-            return None
+        def big_one(lines: list[dict]) -> bool:
+            if lines[0]["config"]["num_env_runners"] != 2:
+                return False
+            assert lines[-1]["suite_node"]["node_id"] == worker_id  # the one node it fits
+            return True
 
-        wait_until(big_past_a_checkpoint, sweep, timeout=150)
-        big = big_past_a_checkpoint()
-        reached = trial_results(run_dir)[big][-1]["training_iteration"]
-        cluster.kill_worker()
-        killed_at = time.monotonic()
+        big, reached, killed_at = kill_worker_under(cluster, sweep, run_dir, big_one)
         code = sweep.wait(timeout=180)
         ended_s = time.monotonic() - killed_at
     finally:

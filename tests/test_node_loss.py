@@ -11,7 +11,13 @@ import time
 import pandas as pd
 import pytest
 from ray_cluster import start_head
-from sweep_process import REPO, run_dirs, start_sweep, trial_results, wait_until
+from sweep_process import (
+    REPO,
+    kill_worker_under,
+    run_dirs,
+    start_sweep,
+    wait_until,
+)
 
 from suite.report.build import default_report_path
 from suite.store import schema
@@ -55,17 +61,10 @@ def test_a_lost_worker_node_is_recorded_and_its_trial_resumes_on_the_head(doomed
         wait_until(lambda: run_dirs(results, "node_loss_drill"), sweep, timeout=60)
         (run_dir,) = run_dirs(results, "node_loss_drill")
 
-        def on_worker_past_a_checkpoint() -> str | None:
-            for trial_id, lines in trial_results(run_dir).items():
-                if lines[-1]["suite_node"]["node_id"] == worker_id and len(lines) > 6:
-                    return trial_id
-            return None
+        def on_worker(lines: list[dict]) -> bool:
+            return lines[-1]["suite_node"]["node_id"] == worker_id
 
-        wait_until(on_worker_past_a_checkpoint, sweep, timeout=150)
-        lost_trial = on_worker_past_a_checkpoint()
-        reached = trial_results(run_dir)[lost_trial][-1]["training_iteration"]
-        cluster.kill_worker()
-        killed_at = time.monotonic()
+        lost_trial, reached, killed_at = kill_worker_under(cluster, sweep, run_dir, on_worker)
         code = sweep.wait(timeout=240)
         took_s = time.monotonic() - killed_at
     finally:

@@ -144,9 +144,29 @@ def past_checkpoint(
     return None
 
 
+def run_record(run_dir: Path) -> dict:
+    return json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+
+
+def kill_worker_under_trial(drill: Drill, cluster, worker: str) -> tuple[str, list[dict], float]:
+    """Wait for a trial on ``worker`` past its checkpoint, kill that node; (trial, lines, when)."""
+    trial_id, lines = drill.wait_for(
+        lambda: past_checkpoint(drill.run_dir(), worker), 180, "7 iterations on the worker"
+    )
+    cluster.kill_worker()
+    return trial_id, lines, time.time()
+
+
+def wait_for_record(drill: Drill, key: str, timeout_s: float) -> float:
+    """Seconds until run.json holds a non-empty ``key``."""
+    started = time.monotonic()
+    drill.wait_for(lambda: run_record(drill.run_dir()).get(key), timeout_s, f"{key} in run.json")
+    return time.monotonic() - started
+
+
 def outcome(run_dir: Path, trial_id: str, reached: int, injected_at: float) -> dict:
     """What the run kept and lost, and when the hit trial's retry reported its first result."""
-    run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+    run = run_record(run_dir)
     trials = read_parquet(run_dir / schema.TRIALS_FILE).set_index("trial_id")
     iterations = read_parquet(run_dir / schema.ITERATIONS_FILE)
     retry = restarts(trial_results(run_dir)[trial_id])
@@ -235,18 +255,8 @@ def lost_node(work: Path) -> dict:
             env=client_env(),
         )
         run_dir = drill.run_dir()
-        trial_id, lines = drill.wait_for(
-            lambda: past_checkpoint(run_dir, worker), 180, "7 iterations on the worker"
-        )
-        cluster.kill_worker()
-        injected_at, started = time.time(), time.monotonic()
-
-        def recorded() -> bool:
-            run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
-            return bool(run.get("lost_nodes"))
-
-        drill.wait_for(recorded, 120, "the lost node in run.json")
-        noticed_s = time.monotonic() - started
+        trial_id, lines, injected_at = kill_worker_under_trial(drill, cluster, worker)
+        noticed_s = wait_for_record(drill, "lost_nodes", 120)
         code = drill.end(DRILL_TIMEOUT_S)
     finally:
         cluster.stop()
@@ -336,21 +346,11 @@ def cannot_fit(work: Path) -> dict:
             env=client_env(),
         )
         run_dir = drill.run_dir()
-        trial_id, lines = drill.wait_for(
-            lambda: past_checkpoint(run_dir, worker), 180, "7 iterations on the worker"
-        )
-        cluster.kill_worker()
-        injected_at, started = time.time(), time.monotonic()
-
-        def given_up() -> bool:
-            run = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
-            return bool(run.get("given_up"))
-
-        drill.wait_for(given_up, NODE_WAIT_S + 120, "the given-up trial in run.json")
-        noticed_s = time.monotonic() - started
+        trial_id, lines, injected_at = kill_worker_under_trial(drill, cluster, worker)
+        noticed_s = wait_for_record(drill, "given_up", NODE_WAIT_S + 120)
         code = drill.end(DRILL_TIMEOUT_S)
-        ended_s = time.monotonic() - started
-        status = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())["status"]
+        ended_s = time.time() - injected_at
+        status = run_record(run_dir)["status"]
         cluster.add_worker(num_cpus=3, resources={"worker_node": 1})
         cluster.wait_for_nodes(2)
         resumed = Drill(
