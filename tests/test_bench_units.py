@@ -474,9 +474,12 @@ def test_the_faults_row_says_what_each_drill_lost():
         "| 1 trial(s) not finished |"
     )
     # a killed driver: nothing to notice (the user resumes); a finished trial run again is lost
-    drill |= {"noticed_s": None}
+    drill |= {"noticed_s": None, "failures": "", "recovered_s": 22.9}
     drill["lost"] |= {"trials_not_finished": 0, "finished_trials_rerun": 1}
-    assert "| - | 48 s |" in render({"measured_at": "x", "drills": [drill]})[-1]
+    assert (
+        "| `--resume` ran the unfinished trial from its checkpoint at iteration 5 and ended 23 s "
+        "after it started; 1 finished trial(s) ran again | - | 48 s |"
+    ) in render({"measured_at": "x", "drills": [drill]})[-1]
     assert render({"measured_at": "x", "drills": [drill]})[-1].endswith(
         "| 1 finished trial(s) run again |"
     )

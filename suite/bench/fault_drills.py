@@ -399,7 +399,7 @@ def render(data: dict) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     for drill in data["drills"]:
-        did = drill["failures"].replace("\n", "; ")
+        did = _did_text(drill)
         noticed, retry = drill["noticed_s"], drill["retry_result_s"]
         lines.append(
             f"| {drill['fault']} | {drill['injected']} | {did} | "
@@ -408,6 +408,19 @@ def render(data: dict) -> list[str]:
             f"{_lost_text(drill)} |"
         )
     return lines
+
+
+def _did_text(drill: dict) -> str:
+    """The failures the run recorded, or (a killed driver records none) what the resume did."""
+    if drill["failures"]:
+        return drill["failures"].replace("\n", "; ")
+    rerun = drill["lost"].get("finished_trials_rerun", 0)
+    finished = f"{rerun} finished trial(s) ran again" if rerun else "no finished trial ran again"
+    return (
+        f"`--resume` ran the unfinished trial from its checkpoint at iteration "
+        f"{drill['resumed_from_iteration']} and ended {drill['recovered_s']:.0f} s after it "
+        f"started; {finished}"
+    )
 
 
 def _run_text(drill: dict) -> str:

@@ -314,7 +314,8 @@ ROWS: tuple[Row, ...] = (
     ),
     Row(
         key="faults",
-        title="15. Faults survived: a frozen trial process, a lost worker node",
+        title="15. Faults survived: a frozen trial process, a lost worker node, a killed driver, "
+        "a retry no node can host",
         measure=_faults,
         render=_render_faults,
     ),
