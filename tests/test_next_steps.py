@@ -61,8 +61,15 @@ def test_every_next_line_states_its_cost(name, screens):
         assert "CPUs per trial" in step.cost
 
 
-def test_the_quickstarts_next_budget_says_it_has_one_seed(screens):
-    step = screens["example-atari_nk-smoke"]["next"]
+def test_the_quickstart_points_a_laptop_to_minatar_and_its_next_budget_has_one_seed(screens):
+    # issue 34, item 4: the Atari-family run that can answer on one machine, with its cost
+    answer = screens["example-atari_nk-smoke"]["next"]
+    assert answer.command == "python -m suite.sweep minatar_nk --budget laptop"
+    assert "no budget of atari_nk can tell N and K apart on a laptop" in answer.why
+    assert re.match(r"at most 40 trials × [\d,]+ to [\d,]+ env steps .* about \d+ min", answer.cost)
+    (step,) = [
+        s for s in screens["example-atari_nk-smoke"]["also"] if "suite.sweep atari_nk" in s.command
+    ]
     assert step.command == "python -m suite.sweep atari_nk --budget laptop --dry-run"
     assert "seeds enough" not in step.why
     assert "1 seed per cell it cannot tell cells' returns apart" in step.why

@@ -112,7 +112,8 @@ def test_rllib_counter_never_reported_on_the_atari_smoke_and_no_panel_is_drawn(
     assert set(table["matches"]) == {"none"} and table["updates"].max() < 20
     page = build_report(EXAMPLES / "example-atari_nk-smoke", tmp_path / "r.html").read_text()
     assert "RLlib / suite env steps trained" not in page
-    assert "made at most 6 updates against broadcast_interval 20" in page
+    most = int(table["updates"].max())
+    assert f"made at most {most} updates against broadcast_interval 20" in page
 
 
 @pytest.mark.parametrize(
