@@ -489,3 +489,33 @@ def test_the_faults_row_says_what_each_drill_lost():
         "| incomplete 41 s after the fault (exit 3); after `--resume`: completed, 2 TERMINATED |"
         in render({"measured_at": "x", "drills": [drill]})[-1]
     )
+
+
+def test_the_setup_row_splits_a_run_into_its_phases_on_one_clock(tmp_path):
+    import pandas as pd
+
+    from suite.bench.setup_time import PHASES, phases, render
+    from suite.store import schema
+
+    trial = tmp_path / schema.TRIAL_CONFIG_DIR / "abc_00000"
+    trial.mkdir(parents=True)
+    clock = {"ray_started_at": 1003.0, "ray_ready_at": 1006.0}
+    (tmp_path / schema.RUN_METADATA_FILE).write_text(json.dumps({"setup_clock": clock}))
+    node = {"setup_started_at": 1011.0, "setup_built_at": 1018.5, "result_at": 1023.0}
+    (trial / schema.NODE_FILE).write_text(json.dumps(node))
+    # the first iteration ends no episode; the second (2.5 s later by the trial's clock) does
+    iterations = pd.DataFrame(
+        {
+            "iteration": [2, 1, 3],
+            "wall_time_s": [14.5, 12.0, 17.0],
+            "episode_return_mean": [-1200.0, np.nan, -1100.0],
+        }
+    )
+    iterations.to_parquet(trial / schema.ITERATIONS_FILE)
+    got = phases(tmp_path, popen_at=1000.0)
+    assert [got[key] for key, _ in PHASES] == [3.0, 3.0, 5.0, 7.5, 4.5, 2.5]
+    assert got["first_score_s"] == 25.5
+    runs = [{"config": c, **got} for c in ("pendulum_ppo_layout", "pendulum")]
+    lines = render({"env_steps": 8192, "target_s": 10.0, "runs": runs})
+    assert "| algorithm build | 7.5 s | 7.5 s |" in lines
+    assert lines[-1].endswith("`pendulum` 25.5 s: **missed**.")

@@ -205,6 +205,18 @@ def _peers_minatar(options: MeasureOptions) -> dict:
     return peers.measure(options.quick, peer_envs=peers.MINATAR_PEER_ENVS)
 
 
+def _setup(options: MeasureOptions) -> dict:
+    from suite.bench import setup_time  # sweeps in their own processes, each with its own Ray
+
+    return setup_time.measure(options.quick)
+
+
+def _render_setup(data: dict, notes: Notes) -> list[str]:
+    from suite.bench import setup_time
+
+    return [*setup_time.render(data), "", *notes.lines("reading")]
+
+
 def _render_peers(data: dict, notes: Notes) -> list[str]:
     from suite.bench import peers
 
@@ -332,6 +344,13 @@ ROWS: tuple[Row, ...] = (
         title="17. MinAtar, the Atari family at laptop scale: the suite's config against SB3 PPO",
         measure=_peers_minatar,
         render=_render_peers,
+    ),
+    Row(
+        key="setup",
+        title="18. Set-up: a Pendulum trial from process start to its first score",
+        measure=_setup,
+        render=_render_setup,
+        notes="setup",
     ),
 )
 

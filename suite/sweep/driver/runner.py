@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import json
 import os
+import time
 from pathlib import Path
 
 from ray import tune
@@ -224,10 +225,13 @@ def race_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: di
 
 def start(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
     """Start a new run: pre-flight on the real cluster, then Tune."""
+    ray_started_at = time.time()
     if not options.address:
         connect(None)
+    ray_ready_at = time.time()
     check_schedulable(plan)  # again, against what Ray really has
     run_meta = run_metadata(plan, run_dir, options)
+    run_meta["setup_clock"] = {"ray_started_at": ray_started_at, "ray_ready_at": ray_ready_at}
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
     build_tuner(plan, run_dir, run_meta, options).fit()
     return run_meta

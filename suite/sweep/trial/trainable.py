@@ -76,6 +76,7 @@ class SuiteAPPO(APPO):
             config = trial_config(config)
             register_class_env(config.env)
         super().__init__(config=config, **kwargs)
+        self._suite_built_at = time.time()  # the algorithm, its env runners and learner are up
         if tune_trial_info is not None:
             # Tune passes its trial info inside the config dict replaced above; without it
             # self.trial_id would read "default".
@@ -186,6 +187,8 @@ class SuiteAPPO(APPO):
         result["suite_node"] = {
             "node_id": ray.get_runtime_context().get_node_id(),
             "setup_started_at": self._suite_setup_started_at,
+            "setup_built_at": self._suite_built_at,
+            "result_at": time.time(),  # node.json keeps the first result's
             "processes": {"trial": os.getpid(), **self._suite_helpers},
             **node_hardware(),
         }
