@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from suite.bench.sweep_runs import run_record
 from suite.store import schema
 from suite.store.files import read_parquet
 
@@ -142,10 +143,6 @@ def past_checkpoint(
         if len(lines) >= PAST_CHECKPOINT and on_node in (None, lines[-1]["suite_node"]["node_id"]):
             return trial_id, lines
     return None
-
-
-def run_record(run_dir: Path) -> dict:
-    return json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
 
 
 def kill_worker_under_trial(drill: Drill, cluster, worker: str) -> tuple[str, list[dict], float]:

@@ -8,13 +8,12 @@ says so: no guessed numbers.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from suite.bench.sweep_runs import run_sweep
+from suite.bench.sweep_runs import run_record, run_sweep
 from suite.store import schema
 
 SWEEP = "learner_scaling"
@@ -30,7 +29,7 @@ def measure(address: str | None, budget: str = "full") -> dict:
     with tempfile.TemporaryDirectory(prefix="suite-bench-gpu-") as folder:
         run_dir = run_sweep(SWEEP, budget, Path(folder), "--address", address)
         trials = pd.read_parquet(run_dir / schema.TRIALS_FILE)
-        hardware = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())["hardware"]
+        hardware = run_record(run_dir)["hardware"]
     per_setting = (
         trials.groupby(["num_learners", "num_gpus_per_learner"])["mean_env_steps_per_s"]
         .median()

@@ -15,7 +15,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from suite.bench.sweep_runs import run_sweep
+from suite.bench.sweep_runs import run_record, run_sweep
 from suite.store import schema
 from suite.sweep.driver.run_record import cluster_cpus
 
@@ -27,7 +27,7 @@ def where_time_went(run_dir: Path) -> dict:
     """Run wall time against the time trials held their CPUs (from the start of their set-up to
     their end); trials run one at a time here, so the rest is gaps between trials and the run's
     own start-up and shut-down."""
-    meta = json.loads((run_dir / schema.RUN_METADATA_FILE).read_text())
+    meta = run_record(run_dir)
     started = dt.datetime.fromisoformat(meta["started_at"]).timestamp()
     ended = dt.datetime.fromisoformat(meta["ended_at"]).timestamp()
     spans = []

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+from suite.store import schema
 
 
 class SweepRunError(RuntimeError):
@@ -58,3 +61,8 @@ def run_sweep(
     ]
     run_to_end(command, SweepRunError, f"{sweep} --budget {budget}", timeout_s)
     return next((Path(results_root) / (name or sweep)).iterdir())
+
+
+def run_record(run_dir: Path) -> dict:
+    """The run's ``run.json``, as the sweep last wrote it."""
+    return json.loads((Path(run_dir) / schema.RUN_METADATA_FILE).read_text())

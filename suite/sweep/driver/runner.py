@@ -231,6 +231,7 @@ def start(plan: Plan, run_dir: Path, options: SweepOptions) -> dict:
     ray_ready_at = time.time()
     check_schedulable(plan)  # again, against what Ray really has
     run_meta = run_metadata(plan, run_dir, options)
+    # with --address Ray was connected before planning, so the two read the same moment
     run_meta["setup_clock"] = {"ray_started_at": ray_started_at, "ray_ready_at": ray_ready_at}
     write_json(run_dir / schema.RUN_METADATA_FILE, run_meta)
     build_tuner(plan, run_dir, run_meta, options).fit()
