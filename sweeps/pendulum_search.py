@@ -7,7 +7,13 @@ itself, and only that validation decides (``python -m suite.report RUN --promote
 """
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.spaces import SB3_PPO_DEFAULTS, THIRD_OF_TWO_CORES, classic_continuous
+from suite.sweep.search.spaces import (
+    SB3_PPO_DEFAULTS,
+    SUITE_LEARNER,
+    THIRD_OF_TWO_CORES,
+    classic_continuous,
+    with_lambda,
+)
 from suite.sweep.spec import Budget, Sweep
 
 # Asked first: PPO's settings for Pendulum in rl-zoo3's hyperparams/ppo.yml (gamma 0.9, lr 1e-3,
@@ -15,9 +21,11 @@ from suite.sweep.spec import Budget, Sweep
 # max grad norm 0.5, no entropy bonus, SB3's separate 64x64 tanh MLPs for policy and value, with a
 # free log std; SB3's gSDE exploration has no RLlib counterpart), carried over to
 # APPO without reuse (N=1, K=1) and without the KL loss. A starting point the sampler then moves
-# from; it is scored and validated like any suggestion, never trusted. Its GAE lambda (0.95)
-# has no APPO counterpart: V-trace takes none (suite/sweep/search/spaces.py).
+# from; it is scored and validated like any suggestion, never trusted. Its GAE lambda (0.95) is
+# V-trace's lambda in the suite's learner, which this search trains with (issue 32: it makes
+# PPO's gradient density about half as costly as RLlib's learner does).
 PPO_LIKE = SB3_PPO_DEFAULTS | {
+    "lambda": 0.95,
     "lr": 1e-3,
     "gamma": 0.9,
     "num_epochs": 10,
@@ -28,6 +36,8 @@ PPO_LIKE = SB3_PPO_DEFAULTS | {
     "model.free_log_std": True,
 }
 
+SPACE = with_lambda(classic_continuous())
+
 SWEEP = Sweep(
     name="pendulum_search",
     description="Pendulum-v1: Optuna TPE over the classic continuous space, 3 seeds per "
@@ -36,14 +46,14 @@ SWEEP = Sweep(
     "never saw?",
     configs=("pendulum",),
     axes={},
-    settings=THIRD_OF_TWO_CORES,
+    settings=THIRD_OF_TWO_CORES | SUITE_LEARNER,
     budgets={
         "smoke": Budget(
             env_steps=6_000,  # every env of 20 finishes a 200-step episode by then
             seeds=3,
             description="3 suggestions x 3 seeds x 6k steps, then the top 3 and the config on "
             "10 held-out seeds: the whole search pipeline, not a tuning",
-            search=Search(classic_continuous(), suggestions=3, startup_suggestions=3),
+            search=Search(SPACE, suggestions=3, startup_suggestions=3),
         ),
         # Sized for an hour on 2 cores: suggestions for 20 minutes, then the validation (40
         # trials, uncapped; results/example-pendulum_search-laptop holds how long each took). A
@@ -60,7 +70,7 @@ SWEEP = Sweep(
             "rl-zoo3's PPO settings first), then the top 3 and the config on 10 held-out "
             "seeds: within an hour on 2 cores",
             search=Search(
-                classic_continuous(),
+                SPACE,
                 suggestions=40,
                 startup_suggestions=5,
                 search_seconds=1_200,
@@ -71,7 +81,7 @@ SWEEP = Sweep(
             env_steps=500_000,
             seeds=5,
             description="200 suggestions x 5 seeds x 500k steps (a cluster)",
-            search=Search(classic_continuous(), suggestions=200, startup_suggestions=20),
+            search=Search(SPACE, suggestions=200, startup_suggestions=20),
         ),
     },
 )

@@ -58,6 +58,12 @@ def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APP
     return config
 
 
+def learner_name(config: APPOConfig) -> str:
+    """The name in ``LEARNERS`` of the learner ``config`` trains with."""
+    chosen = getattr(config, "_learner_class", None)
+    return next((name for name, cls in LEARNERS.items() if cls is chosen), "rllib")
+
+
 def _with_learner(config: APPOConfig, name: Any) -> APPOConfig:
     if name not in LEARNERS:
         raise SuiteSettingError(f"{LEARNER} must be one of {', '.join(LEARNERS)}, got {name!r}")

@@ -261,8 +261,9 @@ def budget_reach(record: dict, trials: pd.DataFrame) -> BudgetReach:
     )
 
 
-# Searched settings RLlib 2.60's APPO never reads: a panel of them plots noise against a setting
-# with no effect (older searches searched lambda; ``suite.sweep.search.spaces`` no longer does).
+# Searched settings RLlib 2.60's APPO learner never reads: a panel of them plots noise against a
+# setting with no effect (older searches searched lambda with it). The suite's learner reads
+# lambda, so a search record whose "learner" is "suite" has none unread.
 UNREAD_BY_APPO = {
     "lambda": "RLlib 2.60's APPO never reads lambda (its V-trace takes none; only PPO's GAE "
     "does), so the scores cannot depend on it",
@@ -274,11 +275,12 @@ def settings_to_plot(record: dict) -> tuple[list[str], dict[str, str], dict[str,
     a setting APPO never reads, or one every completed suggestion shares, says nothing against
     the score."""
     done = [s for s in record["suggestions"] if s["status"] == "complete"]
+    unread_here = UNREAD_BY_APPO if record.get("learner", "rllib") == "rllib" else {}
     shown, unread, constant = [], {}, {}
     for name in record["schedule"]["space"]:
         values = {str(s["labels"].get(name)) for s in done}
-        if name in UNREAD_BY_APPO:
-            unread[name] = UNREAD_BY_APPO[name]
+        if name in unread_here:
+            unread[name] = unread_here[name]
         elif len(values) == 1:
             constant[name] = values.pop()
         else:

@@ -175,6 +175,7 @@ def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: 
     """The search's Tune searcher (behind a concurrency limit when asked) and its stopper."""
     from ray.tune.search import ConcurrencyLimiter
 
+    from suite.configs.suite_settings import learner_name
     from suite.sweep.search.searcher import SearchSearcher, SearchStopper
     from suite.sweep.search.state import SearchState
     from suite.sweep.search.suggester import OptunaSuggester
@@ -195,6 +196,7 @@ def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: 
         ),
         max_trial_s=plan.sweep.budget(plan.budget).max_trial_s,
         threshold=template.threshold,
+        learner=learner_name(plan.trials[0].config),
     )
     searcher = SearchSearcher(state, run_dir, {"watchdog": watchdog})
     # Always limited: without a limit Tune keeps one custom searcher's trial pending at a time,

@@ -50,6 +50,7 @@ def search_record(state: SearchState) -> dict:
             "stop_rule": stop_rule(search.alpha) if state.objective == RETURN else NO_STOP_RULE,
         },
         "config": state.template.config_name,
+        "learner": state.learner,
         "phase": state.phase,
         "finished": state.finished,
         "validated": state.validated,

@@ -25,7 +25,8 @@ THIRD_OF_TWO_CORES = {
 # What every APPO search covers: the loss, the optimiser, minibatch SGD and the circular buffer.
 # Not ``lambda``: RLlib 2.60's APPO learner never reads it (its V-trace takes no lambda; only
 # PPO's GAE does), so a searched lambda would spend suggestions on a setting with no effect. The
-# suite's learner (``learner="suite"``) reads it; these spaces search RLlib's learner.
+# suite's learner (``learner="suite"``) reads it: a sweep that trains with it takes
+# ``SUITE_LEARNER`` as a setting and ``with_lambda`` of its space.
 TRAINING = {
     "lr": LogUniform(1e-4, 3e-3),
     "gamma": Uniform(0.9, 0.999),
@@ -54,6 +55,18 @@ CLASSIC = {
 # SB3's PPO defaults that rl-zoo3's tuned entries keep (``suite.configs.ppo_layouts``): the part
 # of a sweep's "rl-zoo3's PPO settings first" suggestion that does not depend on the env.
 SB3_PPO_DEFAULTS = ppo_layouts.SB3_PPO_DEFAULTS
+
+
+# The suite's learner: V-trace and the target network's pass once per batch, about half RLlib's
+# learner's time per minibatch step (benchmarks/RESULTS.md, row 12), so PPO-dense layouts fit a
+# search's time cap more often.
+SUITE_LEARNER = {"learner": "suite"}
+
+
+def with_lambda(space: SearchSpace) -> SearchSpace:
+    """``space`` and V-trace's lambda, for a search trained by the suite's learner (which reads
+    it), over the range of rl-zoo3's PPO entries (gae_lambda 0.8 to 0.99, and 1: no decay)."""
+    return SearchSpace(dict(space.distributions) | {"lambda": Uniform(0.8, 1.0)})
 
 
 def cartpole() -> SearchSpace:

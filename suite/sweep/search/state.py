@@ -122,6 +122,7 @@ class SearchState:
         check: Callable[[dict[str, Any]], None],
         max_trial_s: float | None = None,
         threshold: float = math.nan,
+        learner: str = "rllib",
         clock: Callable[[], float] = time.time,
     ):
         self.search = search
@@ -137,6 +138,7 @@ class SearchState:
         self.max_trial_s = max_trial_s
         self.objective = search.objective
         self.threshold = threshold  # the config's, for the time-to-threshold objective
+        self.learner = learner  # suite_settings.LEARNERS' name: whether lambda is read
         self.clock = clock
         self.started_at: float | None = None  # when the first suggestion was asked
         self.phase = SEARCH
@@ -147,8 +149,10 @@ class SearchState:
         self.validated: list[int] = []  # suggestion ids rerun on held-out seeds, incumbent last
 
     def __setstate__(self, state: dict) -> None:
-        """A search saved before the objective was a choice resumes as it ran: by return."""
-        self.__dict__.update({"objective": RETURN, "threshold": math.nan} | state)
+        """A search saved before the objective was a choice resumes as it ran: by return, with
+        RLlib's learner."""
+        before = {"objective": RETURN, "threshold": math.nan, "learner": "rllib"}
+        self.__dict__.update(before | state)
 
     # -- what the searcher asks -------------------------------------------------------------
     @property
