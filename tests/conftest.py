@@ -27,6 +27,17 @@ def pytest_unconfigure(config):
 STARTS_RAY = ("train", "cluster")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _reports_at_the_default_path_go_to_a_temporary_folder(tmp_path_factory):
+    """A sweep a test runs in this process builds its report at the default path: there it goes
+    to a temporary folder, not the repo's reports/ (which holds the committed examples)."""
+    from suite.report import build
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "REPORTS_DIR", tmp_path_factory.mktemp("reports"))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _starting_ray_needs_its_marker(request, monkeypatch):
     """A test without the train or cluster marker fails if it calls ``ray.init`` in this process,

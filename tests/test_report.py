@@ -1,6 +1,7 @@
 """The report and the comparison, built from small synthetic results stores."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -104,7 +105,10 @@ def small_run(tmp_path_factory):
 
 
 def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch, unrendered_figures):
+    from suite.report import build
+
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(build, "REPORTS_DIR", Path("reports"))  # conftest moves it for others
     path = build_report(small_run)
     assert path == tmp_path.joinpath("reports/synthetic_nk-synthetic-5.html").relative_to(tmp_path)
     assert path.is_file()

@@ -244,3 +244,17 @@ def test_trials_the_early_stop_cut_short_have_no_score_and_the_header_says_so():
         "stopped their suggestion at the milestone), so they have no score."
     ) in header
     assert "cut-for-time" not in page
+
+
+def _lambda_record(**learner) -> dict:
+    done = [{"status": "complete", "labels": {"lambda": v, "lr": "0.001"}} for v in ("0.9", "1")]
+    space = {"lambda": "uniform", "lr": "log"}
+    return {"schedule": {"space": space}, "suggestions": done} | learner
+
+
+def test_lambda_is_plotted_when_the_suites_learner_read_it_and_unread_under_rllibs():
+    plotted, unread, constant = search.settings_to_plot(_lambda_record(learner="suite"))
+    assert plotted == ["lambda"] and not unread and constant == {"lr": "0.001"}
+    for older_or_rllib in (_lambda_record(), _lambda_record(learner="rllib")):
+        plotted, unread, _ = search.settings_to_plot(older_or_rllib)
+        assert plotted == [] and "never reads lambda" in unread["lambda"]

@@ -22,7 +22,7 @@ from ray.rllib.core.learner.training_data import TrainingData
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.policy.sample_batch import DEFAULT_POLICY_ID, SampleBatch
 
-from suite.configs.suite_settings import SuiteSettingError, apply_suite_settings
+from suite.configs.suite_settings import SuiteSettingError, apply_suite_settings, learner_name
 from suite.learner.appo import ADVANTAGES, VALUE_TARGETS, SuiteAPPOTorchLearner
 from suite.learner.minibatches import IndexMinibatches
 from suite.learner.vtrace import chunk_layout, vtrace_per_chunk
@@ -190,6 +190,12 @@ def test_the_learner_setting_selects_the_learner_class():
     assert config.learner_class is SuiteAPPOTorchLearner
     with pytest.raises(SuiteSettingError, match="learner must be one of rllib, suite"):
         apply_suite_settings(APPOConfig(), {"learner": "mine"})
+
+
+def test_a_configs_learner_is_named_back():
+    assert learner_name(APPOConfig()) == "rllib"
+    assert learner_name(apply_suite_settings(APPOConfig(), {"learner": "suite"})) == "suite"
+    assert learner_name(apply_suite_settings(APPOConfig(), {"learner": "rllib"})) == "rllib"
 
 
 # --- against RLlib's learner, on one batch of real Pendulum chunks ---------------------------
