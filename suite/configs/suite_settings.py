@@ -60,7 +60,7 @@ def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APP
 
 def learner_name(config: APPOConfig) -> str:
     """The name in ``LEARNERS`` of the learner ``config`` trains with."""
-    chosen = getattr(config, "_learner_class", None)
+    chosen = config.learner_class  # RLlib's public property: its default when none was set
     return next((name for name, cls in LEARNERS.items() if cls is chosen), "rllib")
 
 
