@@ -16,6 +16,7 @@ import pandas as pd
 from ray_cluster import client_env
 
 from suite.bench.fault_drills import process_alive, trial_results  # noqa: F401
+from suite.report import build
 from suite.store import schema
 from suite.store.files import read_parquet
 
@@ -66,9 +67,12 @@ def kill_started_sweeps() -> None:
 
 
 def start_sweep(log: Path, *args: str, wandb: str = "off") -> SweepProcess:
+    """The sweep writes its report where this test session's ``default_report_path`` looks
+    (conftest moves it to a temporary folder), not to the repo's reports/."""
     handle = log.open("w")
+    reports = ("--reports-dir", str(build.REPORTS_DIR))
     process = subprocess.Popen(
-        [sys.executable, "-m", "suite.sweep", *args, "--wandb", wandb],
+        [sys.executable, "-m", "suite.sweep", *args, *reports, "--wandb", wandb],
         cwd=REPO,
         stdout=handle,
         stderr=subprocess.STDOUT,

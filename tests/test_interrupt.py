@@ -77,6 +77,7 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(ray_cluster_addres
 
     resume_args = _printed_resume_command(first.output())
     assert resume_args[:3] == ["cartpole_nk", "--resume", run_dir.name]
+    assert "--reports-dir" in resume_args  # the resumed run reports where the first would have
     second = start_sweep(tmp_path / "second.log", *resume_args)
     assert second.wait(timeout=300) == 0, second.output()[-3000:]
     assert _run_status(run_dir) == "completed"

@@ -114,6 +114,12 @@ def test_default_path_is_under_reports(small_run, tmp_path, monkeypatch, unrende
     assert path.is_file()
 
 
+def test_a_reports_dir_replaces_reports(small_run, tmp_path, unrendered_figures):
+    path = build_report(small_run, reports_dir=tmp_path / "elsewhere")
+    assert path == tmp_path / "elsewhere" / "synthetic_nk-synthetic-5.html"
+    assert path.is_file()
+
+
 def test_compare_flags_a_known_shift_and_nothing_else(tmp_path):
     base = known_truth_run(tmp_path / "a", 5, {(4, 2): 50.0})
     other = copy_as_other_run(base, tmp_path / "b", "other-run")

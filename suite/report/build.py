@@ -12,10 +12,13 @@ from suite.store.reader import RunData, load_run
 REPORTS_DIR = Path("reports")
 
 
-def build_report(results_dir: str | Path, out_path: str | Path | None = None) -> Path:
-    """Write one self-contained HTML report (default ``reports/<sweep>-<run_id>.html``)."""
+def build_report(
+    results_dir: str | Path, out_path: str | Path | None = None, reports_dir: Path | None = None
+) -> Path:
+    """Write one self-contained HTML report (default ``reports/<sweep>-<run_id>.html``; with
+    ``reports_dir``, there instead of ``reports/``)."""
     run = load_run(results_dir)
-    out = Path(out_path) if out_path else default_report_path(run)
+    out = Path(out_path) if out_path else default_report_path(run, reports_dir=reports_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     if run.search:
         out.write_text(render("search_report.html.j2", search_context(run)), encoding="utf-8")
@@ -24,6 +27,6 @@ def build_report(results_dir: str | Path, out_path: str | Path | None = None) ->
     return out
 
 
-def default_report_path(run: RunData, suffix: str = "") -> Path:
+def default_report_path(run: RunData, suffix: str = "", reports_dir: Path | None = None) -> Path:
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run.sweep}-{run.run_id}{suffix}")
-    return REPORTS_DIR / f"{name}.html"
+    return (reports_dir or REPORTS_DIR) / f"{name}.html"

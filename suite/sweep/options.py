@@ -80,6 +80,10 @@ class SweepOptions:
         type=Path,
         help="where runs are written, as <dir>/<sweep>/<run-id>/ (default: results)",
     )
+    reports_dir: Path | None = option(
+        type=Path,
+        help="where the HTML report is written, as <dir>/<sweep>-<run-id>.html (default: reports)",
+    )
     resume: str | None = option(
         nargs="?",
         const="latest",

@@ -187,6 +187,8 @@ def resume_command(sweep: Sweep, run_dir: Path, options: SweepOptions) -> str:
     source = options.name or sweep.name
     words = ["python", "-m", "suite.sweep", source, "--resume", run_dir.name]
     words += ["--results-dir", str(options.results_dir)]
+    if options.reports_dir:
+        words += ["--reports-dir", str(options.reports_dir)]
     if options.address:
         words += ["--address", options.address]
     return shlex.join(words)
@@ -198,7 +200,7 @@ def _report(run_dir: Path, options: SweepOptions, console: Console) -> Path:
     from suite.report.build import build_report
     from suite.report.export import export_figures
 
-    report = build_report(run_dir)
+    report = build_report(run_dir, reports_dir=options.reports_dir)
     console.print(f"Results: {run_dir}")
     wandb = resolve_settings(options.wandb, run_dir, options.wandb_entity, options.wandb_project)
     if wandb.enabled:
