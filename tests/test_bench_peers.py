@@ -159,6 +159,7 @@ def _record(suite_returns: list[float], sb3_returns: list[float]) -> dict:
     curves = {
         peers.SB3: [_flat(value, seconds=(20.0, 40.0, 70.0)) for value in sb3_returns],
         pendulum.suite_config: [_flat(value) for value in suite_returns],
+        **{config: [_flat(-150.0) for _ in suite_returns] for config in pendulum.also},
         "pendulum_rllib": [_flat(-1200.0) for _ in suite_returns],
     }
     settings = {
@@ -179,7 +180,9 @@ def test_a_suite_far_below_sb3_misses_the_return_and_never_reaching_misses_the_t
     assert met["return at 100k env steps at least SB3's"] is False
     assert met["wall time to -250 at most SB3's"] is False  # the suite never reached -250
     assert found["sides"][peers.SB3]["reached"] == 4
-    assert found["sides"]["pendulum_ppo_layout"]["reached"] == 0
+    assert found["sides"]["pendulum"]["reached"] == 0
+    # a config measured beside the judged one (its evidence) would have met both: not judged
+    assert found["judged"] == "pendulum" and found["sides"]["pendulum_ppo_layout"]["reached"] == 4
 
 
 def test_a_suite_as_good_and_faster_meets_both():
@@ -203,7 +206,7 @@ def test_render_states_each_verdict_and_the_numbers_behind_a_miss():
     found = _record([-1100.0, -1000.0, -1200.0, -1050.0], [-210.0, -220.0, -200.0, -230.0])
     data = {
         "seeds": 4,
-        "order": ["Pendulum-v1 sb3 seed 0", "Pendulum-v1 pendulum_ppo_layout seed 0"],
+        "order": ["Pendulum-v1 sb3 seed 0", "Pendulum-v1 pendulum seed 0"],
         "torch_threads": 1,
         "versions": {"stable-baselines3": "2.9.2", "rl_zoo3": "2.9.2"},
         "declared_cpus": {"cartpole_rllib": 4.0},
@@ -215,12 +218,12 @@ def test_render_states_each_verdict_and_the_numbers_behind_a_miss():
     assert "| s to 100k env steps | env steps/s |" in text
     # SB3 reached 100k at 70 s on every seed; 99k env steps from 20 s to 70 s
     assert " | 70 | 1,980 |" in text
-    assert "| suite `pendulum_ppo_layout` | -1,075 [" in text
+    assert "| suite `pendulum` | -1,075 [" in text
+    assert "| suite `pendulum_ppo_layout` | -150 [" in text
+    assert "Targets, judged for suite `pendulum` against SB3:" in text
     assert "| RLlib's settings `pendulum_rllib` | -1,200 [" in text
     assert "- return at 100k env steps at least SB3's: **missed**. Measured: " in text
-    assert (
-        "suite `pendulum_ppo_layout`: -1,075 [" in text
-    )  # the gap: the suite's return at the mark
+    assert "suite `pendulum`: -1,075 [" in text  # the gap: the suite's return at the mark
     assert "-250 not reached by its median seed" in text  # the gap of the time target
     assert "SB3 PPO, rl-zoo3's settings: -250 at a median 20 s" in text
     assert "gamma 0.9, n_envs 4; run with -n 100000 (the yml's n_timesteps: 100000.0)" in text

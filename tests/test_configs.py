@@ -192,7 +192,7 @@ def test_expected_results_are_read_from_their_evidence_not_written_in_code():
     assert get_config("cartpole_probed").expected == found.result
     baseline = get_config("pendulum_rllib").measured()
     assert baseline.env_steps == "500,000 env steps" and "pendulum_continuous_nk" in baseline.source
-    assert "pendulum_search_laptop.json" in get_config("pendulum").measured().source
+    assert "pendulum_search_laptop_suite.json" in get_config("pendulum").measured().source
 
 
 def test_cartpole_is_the_search_pick_built_on_cartpole_probed():

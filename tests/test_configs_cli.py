@@ -39,11 +39,11 @@ def test_a_promoted_configs_details_round_its_settings_and_name_its_evidence(cap
     out = capsys.readouterr().out
     assert not LONG_FLOAT.search(out), out
     rows = dict(detail_rows(get_config("pendulum")))
-    assert rows["defaults"].startswith("N=1, K=4, broadcast_interval=1")
-    assert "lr=0.000546" in rows["settings"] and "gamma=0.922" in rows["settings"]
-    assert "exact values are in suite/configs/promoted/pendulum_search_laptop.json" in out
+    assert rows["defaults"].startswith("N=1, K=1, broadcast_interval=1")
+    assert "lr=0.001" in rows["settings"] and "learner=suite" in rows["settings"]
+    assert "exact values are in suite/configs/promoted/pendulum_search_laptop_suite.json" in out
     assert rows["expect"] == get_config("pendulum").measured().result
-    assert rows["evidence"].startswith("suite/configs/promoted/pendulum_search_laptop.json")
+    assert rows["evidence"].startswith("suite/configs/promoted/pendulum_search_laptop_suite.json")
     for label in ("settings", "expect", "evidence", "measured on", "verdict", "decided by"):
         assert f"{label}  " in out, label
 

@@ -198,7 +198,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
 # ``cartpole_probed``). They are read
 # from the library's own folder, wherever ``SUITE_PROMOTED_DIR`` points.
 EVIDENCE_BACKED = {
-    "pendulum": "pendulum_search_laptop",
+    "pendulum": "pendulum_search_laptop_suite",
     "halfcheetah": "halfcheetah_search_laptop",
     "cartpole": "cartpole_search_laptop",
     "minatar_breakout": "minatar_search_laptop",
