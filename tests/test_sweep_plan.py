@@ -227,6 +227,13 @@ def test_measured_rates_are_read_from_the_benchmark_records(tmp_path, monkeypatc
     assert missing.source == "no measured throughput: " + str(tmp_path / "race.json") + (
         " (data.configs.cartpole.env_steps_per_s.median) is missing"
     )
+    # A record from before the config joined its row: no estimate, the missing key named.
+    (tmp_path / "peers.json").write_text(json.dumps({"data": {"envs": {"Pendulum-v1": {}}}}))
+    with pytest.warns(UserWarning, match="no wall-time estimate for pendulum: .*'sides'"):
+        assert measured_steps_per_s("pendulum") is None
+    with pytest.warns(UserWarning):
+        lacking = trial_estimate("pendulum", 1, 1000, {})
+    assert math.isnan(lacking.seconds) and "'sides' is not there" in lacking.source
 
 
 def test_a_config_without_a_bench_row_is_estimated_from_its_committed_example_store():

@@ -51,8 +51,9 @@ class StoreRate:
 # had these settings), minatar_breakout from row 17. Breakout and SpaceInvaders share Pong's
 # rate: the ALE and the network cost the same per frame. minatar_breakout_base has no benchmark
 # row: its rate is the median of its trials in the committed MinAtar race, one trial at a time on
-# 2 cores. A config missing here, or whose record is missing, gets no estimate rather than a
-# guess, and the estimate's source names the record.
+# 2 cores. A config missing here, or whose record is missing or lacks it (a row not re-measured
+# since the config joined it), gets no estimate rather than a guess, and the estimate's source
+# names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
     # The search pick as row 11 measured it before it moved to the PPO-layout configs: its
@@ -110,14 +111,24 @@ def measured_steps_per_s(config_name: str) -> float | None:
     """The config's env steps/s from its benchmark record; None when it has none (a missing
     record is warned about: the dry run would only say the time is unknown)."""
     where = MEASURED_STEPS_PER_S.get(config_name)
-    rate = None if where is None else where.read()
-    if where is not None and rate is None:
+    if where is None:
+        return None
+    rate, missing = _read_rate(where)
+    if rate is None:
         warnings.warn(
-            f"no wall-time estimate for {config_name}: {where.describe()} is missing "
-            f"({where.how_to_write})",
+            f"no wall-time estimate for {config_name}: {missing} ({where.how_to_write})",
             stacklevel=2,
         )
     return rate
+
+
+def _read_rate(where: RecordValue | StoreRate) -> tuple[float | None, str]:
+    """The rate, and when there is none, what is missing."""
+    try:
+        rate = where.read()
+    except KeyError as error:  # the record predates the config: its row has not measured it
+        return None, f"{where.describe()} is missing: {error.args[0]}"
+    return rate, f"{where.describe()} is missing"
 
 
 @dataclass(frozen=True)
@@ -136,8 +147,8 @@ def trial_estimate(
         per_runner = measured / MEASURED_ENV_RUNNERS.get(config_name, 1)
         rate, source = per_runner * runners, MEASURED_SOURCE
     elif config_name in MEASURED_STEPS_PER_S:
-        record = MEASURED_STEPS_PER_S[config_name].describe()
-        return TrialEstimate(math.nan, f"no measured throughput: {record} is missing")
+        _, missing = _read_rate(MEASURED_STEPS_PER_S[config_name])
+        return TrialEstimate(math.nan, f"no measured throughput: {missing}")
     else:
         return TrialEstimate(math.nan, "no measured throughput")
     return TrialEstimate(TRIAL_STARTUP_S + env_steps / rate, source)
