@@ -3,16 +3,23 @@
 seeds beside the config itself (``python -m suite.report RUN --promote``)."""
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.spaces import SB3_PPO_DEFAULTS, THIRD_OF_TWO_CORES, cartpole
+from suite.sweep.search.spaces import (
+    SB3_PPO_DEFAULTS,
+    SUITE_LEARNER,
+    THIRD_OF_TWO_CORES,
+    cartpole,
+    with_lambda,
+)
 from suite.sweep.spec import Budget, Sweep
 
 # Asked first: PPO's settings for CartPole in rl-zoo3's hyperparams/ppo.yml (gamma 0.98, lr 1e-3
 # decaying linearly there, 8 envs x 32 steps, one 256-sample minibatch, 20 epochs, clip 0.2, max
 # grad norm 0.5, no entropy bonus, SB3's separate 64x64 tanh MLPs), carried over to APPO without
-# reuse (N=1, K=1). Its GAE lambda (0.8) has no APPO counterpart: V-trace takes none
-# (suite/sweep/search/spaces.py). A starting point the sampler then moves from; it is scored and
-# validated like any suggestion, never trusted.
+# reuse (N=1, K=1). A starting point the sampler then moves from; it is scored and validated
+# like any suggestion, never trusted. Its GAE lambda (0.8) is V-trace's lambda in the suite's
+# learner, which this search trains with, as pendulum_search does.
 PPO_LIKE = SB3_PPO_DEFAULTS | {
+    "lambda": 0.8,
     "lr": 1e-3,
     "gamma": 0.98,
     "num_epochs": 20,
@@ -22,6 +29,8 @@ PPO_LIKE = SB3_PPO_DEFAULTS | {
     "num_envs_per_env_runner": 8,
 }
 
+SPACE = with_lambda(cartpole())
+
 SWEEP = Sweep(
     name="cartpole_search",
     description="CartPole-v1: Optuna TPE over the classic discrete space, 3 seeds per "
@@ -30,14 +39,14 @@ SWEEP = Sweep(
     "search never saw?",
     configs=("cartpole",),
     axes={},
-    settings=THIRD_OF_TWO_CORES,
+    settings=THIRD_OF_TWO_CORES | SUITE_LEARNER,
     budgets={
         "smoke": Budget(
             env_steps=2_000,
             seeds=3,
             description="3 suggestions x 3 seeds x 2k steps, then the top 3 and the config on "
             "10 held-out seeds: the whole search pipeline, not a tuning",
-            search=Search(cartpole(), suggestions=3, startup_suggestions=3),
+            search=Search(SPACE, suggestions=3, startup_suggestions=3),
         ),
         # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation (40
         # trials, uncapped). A search trial gets 150 s at a third of the cores for its 50k steps;
@@ -50,13 +59,13 @@ SWEEP = Sweep(
             description="suggestions x 3 seeds x 50k steps for 25 minutes (at most 40; "
             "rl-zoo3's PPO settings first), then the top 3 and the config on 10 held-out "
             "seeds: within an hour on 2 cores",
-            search=Search(cartpole(), suggestions=40, search_seconds=1_500, first=(PPO_LIKE,)),
+            search=Search(SPACE, suggestions=40, search_seconds=1_500, first=(PPO_LIKE,)),
         ),
         "full": Budget(
             env_steps=100_000,
             seeds=5,
             description="200 suggestions x 5 seeds x 100k steps (a cluster)",
-            search=Search(cartpole(), suggestions=200, startup_suggestions=20),
+            search=Search(SPACE, suggestions=200, startup_suggestions=20),
         ),
     },
 )

@@ -27,12 +27,13 @@ SWEEP = Sweep(
         # Raced: every cell gets 3 seeds, cells confidently worse than another are dropped
         # (suite/stats/elimination.py), the rest get 5. The metric is the return at 100k env
         # steps: the budget ``pendulum`` was tuned and validated at, and the policy its
-        # evidence promises (suite/configs/promoted/pendulum_search_laptop.json). The cells are
-        # the tuned config's own (N=1, K=4) beside no reuse (K=1), IMPACT-scale reuse (K=32)
-        # and IMPACT's N=16. ``--no-race`` runs all 6 cells x 5 seeds, the reference a race is
-        # checked against. Until 2026-12-01 this budget raced RLlib's settings at 500k env
-        # steps (N in {4, 16}, K in {1, 10, 32}): those runs are RESULTS.md row 9 and
-        # benchmarks/notes/racing.md.
+        # evidence promises (suite/configs/promoted/pendulum_search_laptop_suite.json). The
+        # cells are the tuned config's own (N=1, K=1, no reuse) beside reuse (K=4),
+        # IMPACT-scale reuse (K=32) and IMPACT's N=16. The committed examples of this budget ran
+        # the ``pendulum`` of their day (N=1, K=4), named in their run.json. ``--no-race`` runs
+        # all 6 cells x 5 seeds, the reference a race is checked against. Until 2026-12-01 this
+        # budget raced RLlib's settings at 500k env steps (N in {4, 16}, K in {1, 10, 32}):
+        # those runs are RESULTS.md row 9 and benchmarks/notes/racing.md.
         "laptop": Budget(
             env_steps=100_000,
             seeds=5,

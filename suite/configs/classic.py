@@ -88,8 +88,8 @@ def pendulum_rllib() -> APPOConfig:
     Expect: see suite/configs/promoted/pendulum_continuous_nk.json (``evidence``), a race over K
     at this config's own N whose pick, N=16 and K=10, is exactly these settings; ``python -m
     suite.configs`` shows it. The cell pooled over the four runs of row 9 is in
-    benchmarks/notes/racing.md, and this config's return at the search's budget on its held-out
-    seeds is suite/configs/promoted/pendulum_search_laptop.json (``config_return_iqm``).
+    benchmarks/notes/racing.md, and its return at 100k env steps beside ``pendulum`` and SB3's
+    PPO is row 11's.
     Hardware: 1 env runner and the learner in the main process, 2 CPUs, no GPU.
     Source: RLlib's pendulum_appo.py hyperparameters, unchanged; the script itself runs 4 env
     runners x 20 envs and one learner and stops at return -300 (up to 100M env steps).
