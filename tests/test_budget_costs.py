@@ -38,5 +38,5 @@ def test_the_configs_own_n_and_k_are_the_config_before_the_sweeps_axes():
     plan = plan_sweep(sweep, SweepOptions(name="continuous_nk", budget="laptop"), TWO_CORES)
     own = configs_own(plan)
     assert own == {
-        "pendulum": {"n": 1, "k": 4, "broadcast_interval": 1, "train_batch_size_per_learner": 4000}
+        "pendulum": {"n": 1, "k": 1, "broadcast_interval": 1, "train_batch_size_per_learner": 4000}
     }

@@ -27,6 +27,7 @@ NOT_DEFAULT = {
     "set": (["--set", "lr=3e-4", "--set", "k=4"], ("lr=3e-4", "k=4")),
     "address": (["--address", "head:6379"], "head:6379"),
     "results_dir": (["--results-dir", "elsewhere"], Path("elsewhere")),
+    "reports_dir": (["--reports-dir", "pages"], Path("pages")),
     "resume": (["--resume"], "latest"),
     "max_concurrent": (["--max-concurrent", "4"], 4),
     "max_failures": (["--max-failures", "0"], 0),
