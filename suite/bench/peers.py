@@ -467,10 +467,9 @@ def median_and_range(found: dict | None) -> str:
 
 
 def _judged(found: dict) -> str:
-    """Which suite side the targets judge (records before ``judged`` was kept: the only one)."""
-    judged = found.get("judged") or next(
-        s for s in found["sides"] if side_label(s).startswith("suite")
-    )
+    """Which suite side the targets judge (in records from before ``judged`` was kept: the side
+    after SB3's, as ``sides`` orders them)."""
+    judged = found.get("judged") or next(side for side in found["sides"] if side != SB3)
     return f"Targets, judged for {side_label(judged)} against SB3:"
 
 

@@ -110,25 +110,27 @@ def measured_rates(results_root: Path) -> dict[str, float]:
 def measured_steps_per_s(config_name: str) -> float | None:
     """The config's env steps/s from its benchmark record; None when it has none (a missing
     record is warned about: the dry run would only say the time is unknown)."""
+    return _measured(config_name)[0]
+
+
+def _measured(config_name: str) -> tuple[float | None, str | None]:
+    """The config's rate, read once; without one, what is missing (None for a config with no
+    record named), warned about."""
     where = MEASURED_STEPS_PER_S.get(config_name)
     if where is None:
-        return None
-    rate, missing = _read_rate(where)
-    if rate is None:
-        warnings.warn(
-            f"no wall-time estimate for {config_name}: {missing} ({where.how_to_write})",
-            stacklevel=2,
-        )
-    return rate
-
-
-def _read_rate(where: RecordValue | StoreRate) -> tuple[float | None, str]:
-    """The rate, and when there is none, what is missing."""
+        return None, None
     try:
         rate = where.read()
     except KeyError as error:  # the record predates the config: its row has not measured it
-        return None, f"{where.describe()} is missing: {error.args[0]}"
-    return rate, f"{where.describe()} is missing"
+        rate, missing = None, f"{where.describe()} is missing: {error.args[0]}"
+    else:
+        missing = None if rate is not None else f"{where.describe()} is missing"
+    if missing:
+        warnings.warn(
+            f"no wall-time estimate for {config_name}: {missing} ({where.how_to_write})",
+            stacklevel=3,
+        )
+    return rate, missing
 
 
 @dataclass(frozen=True)
@@ -143,14 +145,13 @@ def trial_estimate(
     runners = max(env_runners, 1)
     if config_name in earlier_per_runner:
         rate, source = earlier_per_runner[config_name] * runners, "earlier runs in results/"
-    elif (measured := measured_steps_per_s(config_name)) is not None:
+    else:
+        measured, missing = _measured(config_name)
+        if measured is None:
+            reason = f"no measured throughput: {missing}" if missing else "no measured throughput"
+            return TrialEstimate(math.nan, reason)
         per_runner = measured / MEASURED_ENV_RUNNERS.get(config_name, 1)
         rate, source = per_runner * runners, MEASURED_SOURCE
-    elif config_name in MEASURED_STEPS_PER_S:
-        _, missing = _read_rate(MEASURED_STEPS_PER_S[config_name])
-        return TrialEstimate(math.nan, f"no measured throughput: {missing}")
-    else:
-        return TrialEstimate(math.nan, "no measured throughput")
     return TrialEstimate(TRIAL_STARTUP_S + env_steps / rate, source)
 
 
