@@ -16,7 +16,13 @@ from ray.rllib.algorithms.appo.utils import CircularBuffer
 
 from suite.collect.accounting import attach_accountant
 from suite.collect.callback import LEARNER_ATTRIBUTE, BufferAccountingCallback
-from suite.collect.deadlock_guard import GuardedAggregationEvent, install_guard
+from suite.collect.deadlock_guard import (
+    GuardedAggregationEvent,
+    LearnerThreadDied,
+    death_of,
+    install_guard,
+    record_thread_errors,
+)
 from suite.configs.resolve import resolve
 from suite.faults import HoldLearnerThread
 
@@ -57,6 +63,37 @@ def test_wait_releases_once_the_stuck_state_holds():
 def test_wait_not_stuck_while_the_learner_is_busy():
     event = GuardedAggregationEvent(lambda: None, lambda: pytest.fail("released"), hold_s=0.05)
     assert event.wait(timeout=0.3) is False
+
+
+def test_a_dead_threads_exception_is_its_death_and_a_live_thread_has_none():
+    record_thread_errors()
+    release = threading.Event()
+
+    def fail():
+        release.wait(5)
+        raise ValueError("boom")
+
+    thread = threading.Thread(target=fail, daemon=True)
+    assert death_of(thread) is None  # not started
+    thread.start()
+    assert death_of(thread) is None  # running
+    release.set()
+    thread.join(5)
+    assert death_of(thread) == "ValueError: boom"
+    ended = threading.Thread(target=lambda: None)
+    ended.start()
+    ended.join(5)
+    assert death_of(ended) == "it ended"
+
+
+def test_wait_raises_once_the_learner_thread_has_died():
+    event = GuardedAggregationEvent(
+        lambda: None, lambda: pytest.fail("released"), thread_death=lambda: "ValueError: boom"
+    )
+    started = time.monotonic()
+    with pytest.raises(LearnerThreadDied, match=r"learner thread died \(ValueError: boom\)"):
+        event.wait()
+    assert time.monotonic() - started < 2.0
 
 
 def test_idle_on_empty_sees_a_consumer_blocked_on_an_empty_buffer():
@@ -141,6 +178,29 @@ def test_bare_rllib_hangs_on_a_dropped_batch():
         thread.join(timeout=TRAIN_LIMIT_S)
         algo.stop()
     assert not thread.is_alive()
+
+
+@pytest.mark.train
+@pytest.mark.timeout(60)
+@pytest.mark.usefixtures("ray_session")
+def test_a_learner_thread_that_dies_fails_the_trial_with_its_exception():
+    """RLlib leaves a dead learner thread's caller waiting for ever; the guard raises instead."""
+    config = resolve("cartpole_probed", {"n": 1, "k": 1, "seed": 0}, {"broadcast_interval": 2})
+    algo = config.callbacks(BufferAccountingCallback).build_algo()
+    try:
+        learner = local_learner(algo)
+
+        def injected(**_):
+            raise RuntimeError("injected into the loss")
+
+        learner.compute_loss_for_module = injected
+        started = time.monotonic()
+        with pytest.raises(LearnerThreadDied, match="RuntimeError: injected into the loss"):
+            for _ in range(ITERATIONS):
+                algo.train()
+        assert time.monotonic() - started < 30
+    finally:
+        algo.stop()
 
 
 def guard_released(result: dict) -> bool:
