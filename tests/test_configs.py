@@ -114,6 +114,16 @@ def test_resolved_config_is_json_serialisable():
         ({"num_learners": -1}, "num_learners must be an integer >= 0"),
         ({"num_gpus_per_learner": -0.5}, "num_gpus_per_learner must be a number >= 0"),
         ({"learning_rate": 0.1}, "unknown config key 'learning_rate'"),
+        ({"clip_param_schedule": [[0, 0.2], [6e4, 0.0]]}, "read by the suite's learner only"),
+        (
+            {"learner": "suite", "clip_param_schedule": [[100, 0.2], [6e4, 0.0]]},
+            "env steps ascending from 0",
+        ),
+        ({"learner": "suite", "clip_param_schedule": 0.1}, r"must be null or \[\[env_steps"),
+        (
+            {"learner": "suite", "clip_param_schedule": [[0, 0.2], [6e4, -0.1]]},
+            "clips >= 0",
+        ),
     ],
 )
 def test_invalid_values_are_refused_with_a_clear_message(overrides, message):
@@ -126,6 +136,19 @@ def test_unknown_names_list_the_known_ones():
         get_config("cartpol")
     with pytest.raises(UnknownNameError, match=r"Known: .*ALE/Pong-v5"):
         config_for_env("Pong-v9")
+
+
+def test_a_clip_schedule_is_carried_in_learner_config_dict_and_survives_its_overrides():
+    linear = [[0, 0.2], [60_000, 0.0]]
+    settings = {"learner": "suite", "clip_param_schedule": linear}
+    config = resolve("cartpole_probed", {}, settings)
+    assert config.learner_config_dict["clip_param_schedule"] == [[0.0, 0.2], [60_000.0, 0.0]]
+    # --no-deadlock-guard's learner_config_dict adds to the config's, as RLlib's .learners() does
+    config = resolve("cartpole_probed", {}, settings | {"learner_config_dict": {"x": False}})
+    assert config.learner_config_dict["clip_param_schedule"] == [[0.0, 0.2], [60_000.0, 0.0]]
+    assert config.learner_config_dict["x"] is False
+    config = resolve("cartpole_probed", {}, settings | {"clip_param_schedule": None})
+    assert config.learner_config_dict["clip_param_schedule"] is None
 
 
 def test_settings_behind_properties_can_be_overridden():

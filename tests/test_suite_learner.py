@@ -21,9 +21,19 @@ from ray.rllib.core.learner.learner import ENTROPY_KEY, POLICY_LOSS_KEY, VF_LOSS
 from ray.rllib.core.learner.training_data import TrainingData
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.policy.sample_batch import DEFAULT_POLICY_ID, SampleBatch
+from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
+from ray.rllib.utils.schedules.piecewise_schedule import PiecewiseSchedule
 
+from suite.configs.settings import apply_settings
 from suite.configs.suite_settings import SuiteSettingError, apply_suite_settings, learner_name
-from suite.learner.appo import ADVANTAGES, VALUE_TARGETS, SuiteAPPOTorchLearner
+from suite.learner.appo import (
+    ADVANTAGES,
+    CLIP_PARAM_KEY,
+    CLIP_SCHEDULE,
+    VALUE_TARGETS,
+    SuiteAPPOTorchLearner,
+    scheduled_value,
+)
 from suite.learner.minibatches import IndexMinibatches
 from suite.learner.vtrace import chunk_layout, vtrace_per_chunk
 
@@ -352,3 +362,87 @@ def test_one_update_leaves_the_same_weights_as_rllibs(chunked_episodes, rllib_fe
         torch.testing.assert_close(
             float(suite_results[MID][key]), float(rllib_results[MID][key]), msg=key
         )
+
+
+# --- the clip's schedule (rl-zoo3's linear clip), which RLlib 2.60's APPO does not have -------
+
+
+def test_a_scheduled_value_is_rllibs_piecewise_schedule():
+    schedule = [[0, 0.2], [40_000, 0.1], [60_000, 0.0]]
+    rllib = PiecewiseSchedule(schedule, outside_value=schedule[-1][-1], framework=None)
+    for env_steps in (0, 1, 20_000, 40_000, 45_000, 59_999, 60_000, 90_000):
+        assert scheduled_value(schedule, env_steps) == pytest.approx(rllib.value(env_steps))
+
+
+def suite_learner(env, state, settings) -> SuiteAPPOTorchLearner:
+    """The suite's learner with ``settings`` (APPO's or the suite's) and the state ``state`` (its
+    optimizer's too); None: as built."""
+    config = pendulum_config(
+        rollout_fragment_length=CHUNK_STEPS + 1, learner_class=SuiteAPPOTorchLearner
+    )
+    learner = apply_settings(config, settings).build_learner(env=env)
+    if state is not None:
+        learner.set_state(state)
+    return learner
+
+
+def suite_loss(learner, batch):
+    rows = SampleBatch(learner._rows_with_targets(MID, batch))
+    return learner.compute_loss_for_module(
+        module_id=MID,
+        config=learner.config.get_config_for_module(MID),
+        batch=rows,
+        fwd_out=learner.module[MID].forward_train(rows),
+    )
+
+
+def test_the_clip_follows_its_schedule_over_sampled_env_steps(chunked_episodes):
+    """At 45,000 of [[0, 0.2], [60000, 0]] env steps the loss is the loss at clip_param 0.05."""
+    rllib, _ = built_learners()  # the perturbed weights: ratios away from 1, so the clip bites
+    env, state = gym.make("Pendulum-v1"), rllib.get_state()
+    scheduled = suite_learner(env, state, {CLIP_SCHEDULE: [[0, 0.2], [60_000, 0.0]]})
+    at_start = suite_learner(env, state, {"clip_param": 0.2})
+    expected = suite_learner(env, state, {"clip_param": 0.05})
+    batch = batch_of(expected, chunked_episodes).policy_batches[MID]
+
+    scheduled.before_gradient_based_update(timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: 45_000})
+    torch.testing.assert_close(suite_loss(scheduled, batch), suite_loss(expected, batch))
+    assert not torch.allclose(suite_loss(at_start, batch), suite_loss(expected, batch))
+    assert float(scheduled.metrics.reduce()[MID][CLIP_PARAM_KEY]) == pytest.approx(0.05)
+    # Without the schedule nothing is logged and the config's clip_param holds.
+    at_start.before_gradient_based_update(timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: 45_000})
+    assert CLIP_PARAM_KEY not in at_start.metrics.reduce().get(MID, {})
+
+
+def test_a_scheduled_learning_rate_trains_and_follows_sampled_env_steps(chunked_episodes):
+    """RLlib hands a scheduled lr to the optimizer as a tensor, which foreach Adam refuses."""
+    learner = suite_learner(gym.make("Pendulum-v1"), None, {"lr": [[0, 1e-3], [6e4, 0.0]]})
+    timesteps = {NUM_ENV_STEPS_SAMPLED_LIFETIME: 45_000}
+    Learner.update(learner, batch=batch_of(learner, chunked_episodes), timesteps=timesteps)
+    (optimizer,) = learner.get_optimizers_for_module(MID)
+    assert optimizer[1].param_groups[0]["lr"] == pytest.approx(2.5e-4)  # set after the update
+
+
+def test_normalized_advantages_are_sb3s_per_minibatch_normalisation(chunked_episodes):
+    """The loss with normalize_advantages on equals the loss without it on a minibatch whose
+    advantages were normalised beforehand, as SB3's PPO does (mean 0, std + 1e-8)."""
+    rllib, _ = built_learners()
+    env, state = gym.make("Pendulum-v1"), rllib.get_state()
+    normalizing = suite_learner(env, state, {"normalize_advantages": True})
+    plain = suite_learner(env, state, {})
+    batch = batch_of(plain, chunked_episodes).policy_batches[MID]
+    rows = SampleBatch(plain._rows_with_targets(MID, batch))
+    raw = rows[ADVANTAGES].clone()
+    assert abs(float(raw.mean())) > 0.1  # so that normalising changes the loss
+    expected_rows = SampleBatch(dict(rows) | {ADVANTAGES: (raw - raw.mean()) / (raw.std() + 1e-8)})
+
+    def loss(learner, minibatch):
+        return learner.compute_loss_for_module(
+            module_id=MID,
+            config=learner.config.get_config_for_module(MID),
+            batch=minibatch,
+            fwd_out=learner.module[MID].forward_train(minibatch),
+        )
+
+    torch.testing.assert_close(loss(normalizing, rows), loss(plain, expected_rows))
+    assert not torch.allclose(loss(plain, rows), loss(plain, expected_rows))

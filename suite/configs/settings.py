@@ -10,7 +10,13 @@ from typing import Any
 from ray.rllib.algorithms.appo import APPOConfig
 
 from suite.configs.axes import AXES, SEED
-from suite.configs.suite_settings import SuiteSettingError, apply_suite_settings, is_suite_setting
+from suite.configs.suite_settings import (
+    SuiteSettingError,
+    apply_suite_settings,
+    is_suite_setting,
+    learner_name,
+    suite_learner_settings_in_use,
+)
 from suite.ray_internals import rllib_bundles
 
 
@@ -20,6 +26,8 @@ class ConfigError(ValueError):
 
 # Sweep axis (and "seed") -> APPOConfig attribute. "env" is not an axis: a tuned config names
 # its env, and a setting may replace it.
+LEARNER_CONFIG_DICT = "learner_config_dict"
+
 AXIS_KEYS = {axis.name: axis.setting for axis in (*AXES, SEED)}
 
 
@@ -28,7 +36,13 @@ def apply_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APPOConfi
     refused, the result is not validated (``validate``)."""
     settings = {AXIS_KEYS.get(key, key): value for key, value in settings.items()}
     check_known_keys(config, settings)
-    config.update_from_dict({k: v for k, v in settings.items() if not is_suite_setting(k)})
+    plain = {k: v for k, v in settings.items() if not is_suite_setting(k)}
+    # RLlib's update_from_dict replaces learner_config_dict whole; its own .learners() adds to
+    # it, so a --set or --no-deadlock-guard keeps what the config put there (a clip schedule).
+    learner_settings = plain.pop(LEARNER_CONFIG_DICT, None)
+    config.update_from_dict(plain)
+    if learner_settings:
+        config.learners(learner_config_dict=dict(learner_settings))
     try:
         return apply_suite_settings(config, settings)
     except SuiteSettingError as error:
@@ -104,6 +118,12 @@ def validate(config: APPOConfig) -> None:
         isinstance(config.env, str | type),
         f"env must be a gymnasium id (e.g. --set env=Acrobot-v1) or an env class, got "
         f"{config.env!r}, which no trial could be named after",
+    )
+    in_use = suite_learner_settings_in_use(config)
+    _require(
+        not in_use or learner_name(config) == "suite",
+        f"{', '.join(in_use)} is read by the suite's learner only (RLlib 2.60's APPO has no such "
+        "setting): add --set learner=suite, or drop it",
     )
     check_main_process_bundle(config)
 

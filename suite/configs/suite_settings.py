@@ -6,12 +6,19 @@
   env-to-module connector (running mean and std, synced across env runners), ``"none"`` does not;
 - ``learner``: ``"suite"`` trains with the suite's APPO learner (``suite.learner.appo``: the
   target network's log-probs and V-trace once per batch, not once per minibatch), ``"rllib"``
-  with RLlib's own.
+  with RLlib's own;
+- ``clip_param_schedule``: the surrogate's clip as ``[[env_steps, clip], ...]`` (from 0,
+  interpolated linearly, held at the last value: the form RLlib's ``lr`` schedules take), read
+  by the suite's learner only (RLlib 2.60's APPO has no clip schedule); ``None`` keeps
+  ``clip_param``. With ``lr`` scheduled alike it gives rl-zoo3's linear schedules;
+- ``normalize_advantages``: each minibatch's advantages to mean 0 and std 1, as SB3's PPO does,
+  read by the suite's learner only.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +26,7 @@ from ray.rllib.algorithms.appo import APPOConfig
 from ray.rllib.connectors.env_to_module.mean_std_filter import MeanStdFilter
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
-from suite.learner.appo import SuiteAPPOTorchLearner
+from suite.learner.appo import CLIP_SCHEDULE, NORMALIZE_ADVANTAGES, SuiteAPPOTorchLearner
 from suite.ray_internals import env_to_module_connector_of, model_config_of
 
 MODEL_PREFIX = "model."
@@ -27,6 +34,8 @@ OBSERVATION_FILTER = "observation_filter"
 OBSERVATION_FILTERS = ("none", "mean_std")
 LEARNER = "learner"
 LEARNERS = {"rllib": None, "suite": SuiteAPPOTorchLearner}  # None: APPO's default learner
+# Settings only the suite's learner reads, carried in the config's learner_config_dict.
+SUITE_LEARNER_SETTINGS = (CLIP_SCHEDULE, NORMALIZE_ADVANTAGES)
 MODEL_FIELDS = frozenset(field.name for field in dataclasses.fields(DefaultModelConfig))
 
 
@@ -39,7 +48,9 @@ def mean_std_filter(env=None, spaces=None, device=None) -> MeanStdFilter:
 
 
 def is_suite_setting(key: str) -> bool:
-    return key in (OBSERVATION_FILTER, LEARNER) or key.startswith(MODEL_PREFIX)
+    return key in (OBSERVATION_FILTER, LEARNER, *SUITE_LEARNER_SETTINGS) or key.startswith(
+        MODEL_PREFIX
+    )
 
 
 def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APPOConfig:
@@ -55,7 +66,17 @@ def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APP
         config = _with_observation_filter(config, settings[OBSERVATION_FILTER])
     if LEARNER in settings:
         config = _with_learner(config, settings[LEARNER])
+    if CLIP_SCHEDULE in settings:
+        config = _with_clip_schedule(config, settings[CLIP_SCHEDULE])
+    if NORMALIZE_ADVANTAGES in settings:
+        config = _with_normalized_advantages(config, settings[NORMALIZE_ADVANTAGES])
     return config
+
+
+def suite_learner_settings_in_use(config: APPOConfig) -> list[str]:
+    """The settings only the suite's learner reads that ``config`` sets (to a schedule, or on)."""
+    chosen = config.learner_config_dict
+    return [name for name in SUITE_LEARNER_SETTINGS if chosen.get(name) not in (None, False)]
 
 
 def learner_name(config: APPOConfig) -> str:
@@ -68,6 +89,39 @@ def _with_learner(config: APPOConfig, name: Any) -> APPOConfig:
     if name not in LEARNERS:
         raise SuiteSettingError(f"{LEARNER} must be one of {', '.join(LEARNERS)}, got {name!r}")
     return config.learners(learner_class=LEARNERS[name])
+
+
+def _with_clip_schedule(config: APPOConfig, schedule: Any) -> APPOConfig:
+    if schedule is not None and not _is_schedule(schedule):
+        raise SuiteSettingError(
+            f"{CLIP_SCHEDULE} must be null or [[env_steps, clip], ...]: two or more pairs, env "
+            f"steps ascending from 0, clips >= 0, e.g. [[0, 0.2], [60000, 0.0]]; got {schedule!r}"
+        )
+    if schedule is not None:
+        schedule = [[float(steps), float(clip)] for steps, clip in schedule]
+    return config.learners(learner_config_dict={CLIP_SCHEDULE: schedule})
+
+
+def _with_normalized_advantages(config: APPOConfig, normalize: Any) -> APPOConfig:
+    if not isinstance(normalize, bool):
+        raise SuiteSettingError(f"{NORMALIZE_ADVANTAGES} must be true or false, got {normalize!r}")
+    return config.learners(learner_config_dict={NORMALIZE_ADVANTAGES: normalize})
+
+
+def _is_schedule(schedule: Any) -> bool:
+    pairs = isinstance(schedule, list | tuple) and len(schedule) >= 2
+    pairs = pairs and all(
+        isinstance(pair, list | tuple) and len(pair) == 2 and all(map(_is_real, pair))
+        for pair in schedule
+    )
+    if not pairs:
+        return False
+    steps = [steps for steps, _ in schedule]
+    return steps[0] == 0 and steps == sorted(steps) and all(clip >= 0 for _, clip in schedule)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _with_model(config: APPOConfig, changes: dict[str, Any]) -> APPOConfig:

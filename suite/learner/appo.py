@@ -13,7 +13,14 @@ RLlib's own hook (``config.learners(learner_class=...)``, the suite setting ``le
   index (``suite.learner.minibatches``; ``shuffle_batch_per_epoch`` permutes them per epoch);
 - logs the loss statistics once per update (the last minibatch's, which is all RLlib's
   ``window=1`` keeps), and clips the gradients' global norm with one ``foreach`` norm;
-- uses Adam's ``foreach`` kernel.
+- uses Adam's ``foreach`` kernel (its learning rate a Python float, scheduled or not);
+- reads a schedule for the surrogate's clip (``learner_config_dict["clip_param_schedule"]``,
+  ``[[env_steps, clip], ...]`` as RLlib's ``lr`` schedules, interpolated linearly, over the same
+  sampled env steps), which RLlib 2.60's APPO does not have: rl-zoo3 decays CartPole's clip
+  linearly to 0 with its learning rate;
+- normalises the advantages of each minibatch to mean 0 and standard deviation 1 when
+  ``learner_config_dict["normalize_advantages"]`` is true, as SB3's PPO does by default (RLlib's
+  APPO never does).
 
 What stays RLlib's: the surrogate (IMPACT's clipped ratio against the target network, with the
 IS ratio clipped to [0, 2]), the value, entropy and KL terms and their coefficients, the target
@@ -30,6 +37,7 @@ minibatch, bootstrap its last row from its first); its traces are scaled by the 
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import tree
 from ray.rllib.algorithms.appo.appo import (
@@ -42,6 +50,7 @@ from ray.rllib.algorithms.appo.torch.appo_torch_learner import APPOTorchLearner
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.learner.learner import ENTROPY_KEY, POLICY_LOSS_KEY, VF_LOSS_KEY
 from ray.rllib.core.rl_module.apis import TARGET_NETWORK_ACTION_DIST_INPUTS
+from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 
 from suite.learner.minibatches import IndexMinibatches
 from suite.learner.vtrace import chunk_layout, vtrace_per_chunk
@@ -52,6 +61,12 @@ TARGET_LOGP = "suite_target_logp"
 TARGET_DIST_INPUTS = "suite_target_dist_inputs"
 VALUE_TARGETS = "suite_vtrace_targets"
 ADVANTAGES = "suite_vtrace_advantages"
+
+# Keys in the config's learner_config_dict that only this learner reads (the suite settings of
+# the same names), and the metric the clip's schedule logs.
+CLIP_SCHEDULE = "clip_param_schedule"
+NORMALIZE_ADVANTAGES = "normalize_advantages"
+CLIP_PARAM_KEY = "clip_param"
 
 
 class SuiteAPPOTorchLearner(APPOTorchLearner):
@@ -68,6 +83,17 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
         self._last_minibatch_metrics: dict[tuple[str, str], torch.Tensor] = {}
         seed = int(self.config.seed or 0) + learner_rank(self)
         self._minibatch_generator = torch.Generator().manual_seed(seed)
+        self._scheduled_clip: float | None = None  # None: each module's config.clip_param
+
+    def before_gradient_based_update(self, *, timesteps) -> None:
+        super().before_gradient_based_update(timesteps=timesteps)
+        schedule = self.config.learner_config_dict.get(CLIP_SCHEDULE)
+        if schedule is None:
+            return
+        env_steps = timesteps.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0)
+        self._scheduled_clip = scheduled_value(schedule, env_steps)
+        for module_id, _ in self.module.items():
+            self.metrics.log_value((module_id, CLIP_PARAM_KEY), self._scheduled_clip, window=1)
 
     def configure_optimizers_for_module(self, module_id, config=None) -> None:
         params = self.get_parameters(self._module[module_id])
@@ -77,6 +103,13 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
             params=params,
             lr_or_lr_schedule=config.lr,
         )
+
+    @staticmethod
+    def _set_optimizer_lr(optimizer, lr) -> None:
+        """As RLlib's, but a Python float: RLlib sets a scheduled ``lr`` as a tensor at first,
+        which a ``foreach`` Adam refuses (the learner thread then dies)."""
+        for group in optimizer.param_groups:
+            group["lr"] = float(lr)
 
     def _create_iterator_if_necessary(
         self,
@@ -167,7 +200,10 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
         is_ratio = torch.clip(torch.exp(behaviour_logp - batch[TARGET_LOGP]), 0.0, 2.0)
         ratio = is_ratio * torch.exp(policy.logp(batch[Columns.ACTIONS]) - behaviour_logp)
         advantages = batch[ADVANTAGES]
-        clipped = torch.clip(ratio, 1 - config.clip_param, 1 + config.clip_param)
+        if self.config.learner_config_dict.get(NORMALIZE_ADVANTAGES):
+            advantages = normalized(advantages)
+        clip = config.clip_param if self._scheduled_clip is None else self._scheduled_clip
+        clipped = torch.clip(ratio, 1 - clip, 1 + clip)
         policy_loss = -torch.mean(torch.minimum(advantages * ratio, advantages * clipped))
         values = module.compute_values(batch, embeddings=fwd_out.get(Columns.EMBEDDINGS))
         value_loss = 0.5 * torch.mean(torch.square(values - batch[VALUE_TARGETS]))
@@ -227,6 +263,21 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
             self.metrics.log_value(key, value.detach(), window=1)
         self._last_minibatch_metrics.clear()
         super().after_gradient_based_update(timesteps=timesteps)
+
+
+def normalized(advantages: torch.Tensor) -> torch.Tensor:
+    """Mean 0, standard deviation 1, as SB3's PPO normalises a minibatch's advantages."""
+    if advantages.numel() < 2:
+        return advantages
+    return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+
+
+def scheduled_value(schedule, env_steps: float) -> float:
+    """``schedule`` (``[[env_steps, value], ...]``, env steps ascending from 0) at ``env_steps``:
+    interpolated linearly between its points and held at its last value, as RLlib's
+    ``PiecewiseSchedule`` reads an ``lr`` schedule."""
+    points, values = zip(*schedule, strict=True)
+    return float(np.interp(env_steps, points, values))
 
 
 def _per_row(value, rows: int) -> bool:
