@@ -124,6 +124,8 @@ def test_resolved_config_is_json_serialisable():
             {"learner": "suite", "clip_param_schedule": [[0, 0.2], [6e4, -0.1]]},
             "clips >= 0",
         ),
+        ({"normalize_advantages": True}, "normalize_advantages is read by the suite's learner"),
+        ({"learner": "suite", "ratio_to_behaviour": 1}, "ratio_to_behaviour must be True or"),
     ],
 )
 def test_invalid_values_are_refused_with_a_clear_message(overrides, message):

@@ -17,6 +17,7 @@ import torch
 from ray.rllib.algorithms.appo import APPOConfig
 from ray.rllib.algorithms.appo.torch import appo_torch_learner
 from ray.rllib.algorithms.impala.torch.vtrace_torch_v2 import make_time_major, vtrace_torch
+from ray.rllib.core.columns import Columns
 from ray.rllib.core.learner.learner import ENTROPY_KEY, POLICY_LOSS_KEY, VF_LOSS_KEY, Learner
 from ray.rllib.core.learner.training_data import TrainingData
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
@@ -30,6 +31,7 @@ from suite.learner.appo import (
     ADVANTAGES,
     CLIP_PARAM_KEY,
     CLIP_SCHEDULE,
+    TARGET_LOGP,
     VALUE_TARGETS,
     SuiteAPPOTorchLearner,
     scheduled_value,
@@ -386,14 +388,18 @@ def suite_learner(env, state, settings) -> SuiteAPPOTorchLearner:
     return learner
 
 
-def suite_loss(learner, batch):
-    rows = SampleBatch(learner._rows_with_targets(MID, batch))
+def loss_on_rows(learner, rows):
+    """The learner's loss on ``rows`` (real rows with the once-per-batch targets)."""
     return learner.compute_loss_for_module(
         module_id=MID,
         config=learner.config.get_config_for_module(MID),
         batch=rows,
         fwd_out=learner.module[MID].forward_train(rows),
     )
+
+
+def suite_loss(learner, batch):
+    return loss_on_rows(learner, SampleBatch(learner._rows_with_targets(MID, batch)))
 
 
 def test_the_clip_follows_its_schedule_over_sampled_env_steps(chunked_episodes):
@@ -435,14 +441,21 @@ def test_normalized_advantages_are_sb3s_per_minibatch_normalisation(chunked_epis
     raw = rows[ADVANTAGES].clone()
     assert abs(float(raw.mean())) > 0.1  # so that normalising changes the loss
     expected_rows = SampleBatch(dict(rows) | {ADVANTAGES: (raw - raw.mean()) / (raw.std() + 1e-8)})
+    torch.testing.assert_close(loss_on_rows(normalizing, rows), loss_on_rows(plain, expected_rows))
+    assert not torch.allclose(loss_on_rows(plain, rows), loss_on_rows(plain, expected_rows))
 
-    def loss(learner, minibatch):
-        return learner.compute_loss_for_module(
-            module_id=MID,
-            config=learner.config.get_config_for_module(MID),
-            batch=minibatch,
-            fwd_out=learner.module[MID].forward_train(minibatch),
-        )
 
-    torch.testing.assert_close(loss(normalizing, rows), loss(plain, expected_rows))
-    assert not torch.allclose(loss(plain, rows), loss(plain, expected_rows))
+def test_ppos_ratio_is_the_loss_with_the_target_network_replaced_by_the_behaviour_policy(
+    chunked_episodes,
+):
+    """ratio_to_behaviour: PPO's pi / mu, i.e. IMPACT's loss where the target network's
+    log-probs are the behaviour policy's (its IS ratio then 1)."""
+    rllib, _ = built_learners()  # perturbed weights: the target and behaviour policies differ
+    env, state = gym.make("Pendulum-v1"), rllib.get_state()
+    ppo = suite_learner(env, state, {"ratio_to_behaviour": True})
+    impact = suite_learner(env, state, {})
+    batch = batch_of(impact, chunked_episodes).policy_batches[MID]
+    rows = SampleBatch(impact._rows_with_targets(MID, batch))
+    as_behaviour = SampleBatch(dict(rows) | {TARGET_LOGP: rows[Columns.ACTION_LOGP].clone()})
+    torch.testing.assert_close(loss_on_rows(ppo, rows), loss_on_rows(impact, as_behaviour))
+    assert not torch.allclose(loss_on_rows(impact, rows), loss_on_rows(impact, as_behaviour))

@@ -12,7 +12,9 @@
   by the suite's learner only (RLlib 2.60's APPO has no clip schedule); ``None`` keeps
   ``clip_param``. With ``lr`` scheduled alike it gives rl-zoo3's linear schedules;
 - ``normalize_advantages``: each minibatch's advantages to mean 0 and std 1, as SB3's PPO does,
-  read by the suite's learner only.
+  read by the suite's learner only;
+- ``ratio_to_behaviour``: the surrogate's ratio against the behaviour policy (PPO's) instead of
+  IMPACT's target network, read by the suite's learner only.
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ from ray.rllib.algorithms.appo import APPOConfig
 from ray.rllib.connectors.env_to_module.mean_std_filter import MeanStdFilter
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
-from suite.learner.appo import CLIP_SCHEDULE, NORMALIZE_ADVANTAGES, SuiteAPPOTorchLearner
+from suite.learner.appo import (
+    CLIP_SCHEDULE,
+    NORMALIZE_ADVANTAGES,
+    RATIO_TO_BEHAVIOUR,
+    SuiteAPPOTorchLearner,
+)
 from suite.ray_internals import env_to_module_connector_of, model_config_of
 
 MODEL_PREFIX = "model."
@@ -35,7 +42,8 @@ OBSERVATION_FILTERS = ("none", "mean_std")
 LEARNER = "learner"
 LEARNERS = {"rllib": None, "suite": SuiteAPPOTorchLearner}  # None: APPO's default learner
 # Settings only the suite's learner reads, carried in the config's learner_config_dict.
-SUITE_LEARNER_SETTINGS = (CLIP_SCHEDULE, NORMALIZE_ADVANTAGES)
+SUITE_LEARNER_SETTINGS = (CLIP_SCHEDULE, NORMALIZE_ADVANTAGES, RATIO_TO_BEHAVIOUR)
+SUITE_LEARNER_SWITCHES = (NORMALIZE_ADVANTAGES, RATIO_TO_BEHAVIOUR)  # true or false
 MODEL_FIELDS = frozenset(field.name for field in dataclasses.fields(DefaultModelConfig))
 
 
@@ -68,8 +76,9 @@ def apply_suite_settings(config: APPOConfig, settings: Mapping[str, Any]) -> APP
         config = _with_learner(config, settings[LEARNER])
     if CLIP_SCHEDULE in settings:
         config = _with_clip_schedule(config, settings[CLIP_SCHEDULE])
-    if NORMALIZE_ADVANTAGES in settings:
-        config = _with_normalized_advantages(config, settings[NORMALIZE_ADVANTAGES])
+    for switch in SUITE_LEARNER_SWITCHES:
+        if switch in settings:
+            config = _with_switch(config, switch, settings[switch])
     return config
 
 
@@ -102,10 +111,10 @@ def _with_clip_schedule(config: APPOConfig, schedule: Any) -> APPOConfig:
     return config.learners(learner_config_dict={CLIP_SCHEDULE: schedule})
 
 
-def _with_normalized_advantages(config: APPOConfig, normalize: Any) -> APPOConfig:
-    if not isinstance(normalize, bool):
-        raise SuiteSettingError(f"{NORMALIZE_ADVANTAGES} must be true or false, got {normalize!r}")
-    return config.learners(learner_config_dict={NORMALIZE_ADVANTAGES: normalize})
+def _with_switch(config: APPOConfig, name: str, on: Any) -> APPOConfig:
+    if not isinstance(on, bool):
+        raise SuiteSettingError(f"{name} must be True or False, got {on!r}")
+    return config.learners(learner_config_dict={name: on})
 
 
 def _is_schedule(schedule: Any) -> bool:

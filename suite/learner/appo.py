@@ -20,7 +20,10 @@ RLlib's own hook (``config.learners(learner_class=...)``, the suite setting ``le
   linearly to 0 with its learning rate;
 - normalises the advantages of each minibatch to mean 0 and standard deviation 1 when
   ``learner_config_dict["normalize_advantages"]`` is true, as SB3's PPO does by default (RLlib's
-  APPO never does).
+  APPO never does);
+- takes the surrogate's ratio against the behaviour policy (PPO's ``pi / mu``, clipped to
+  ``1 +- clip``) instead of IMPACT's target network (``clip(mu / target, 0, 2) * pi / mu``) when
+  ``learner_config_dict["ratio_to_behaviour"]`` is true.
 
 What stays RLlib's: the surrogate (IMPACT's clipped ratio against the target network, with the
 IS ratio clipped to [0, 2]), the value, entropy and KL terms and their coefficients, the target
@@ -66,6 +69,7 @@ ADVANTAGES = "suite_vtrace_advantages"
 # the same names), and the metric the clip's schedule logs.
 CLIP_SCHEDULE = "clip_param_schedule"
 NORMALIZE_ADVANTAGES = "normalize_advantages"
+RATIO_TO_BEHAVIOUR = "ratio_to_behaviour"
 CLIP_PARAM_KEY = "clip_param"
 
 
@@ -198,6 +202,8 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
         policy = dist_class.from_logits(fwd_out[Columns.ACTION_DIST_INPUTS])
         behaviour_logp = batch[Columns.ACTION_LOGP]
         is_ratio = torch.clip(torch.exp(behaviour_logp - batch[TARGET_LOGP]), 0.0, 2.0)
+        if self.config.learner_config_dict.get(RATIO_TO_BEHAVIOUR):
+            is_ratio = torch.ones_like(is_ratio)  # PPO's ratio: the policy against the sampler's
         ratio = is_ratio * torch.exp(policy.logp(batch[Columns.ACTIONS]) - behaviour_logp)
         advantages = batch[ADVANTAGES]
         if self.config.learner_config_dict.get(NORMALIZE_ADVANTAGES):
