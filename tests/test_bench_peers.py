@@ -3,6 +3,7 @@ wall time to threshold on both sides, the met/missed rule and the renderer."""
 
 from __future__ import annotations
 
+import ast
 import math
 from collections import OrderedDict
 
@@ -261,6 +262,18 @@ def test_a_conf_file_env_gets_its_settings_module_and_registering_package(tmp_pa
     joined = " ".join(command[1:])
     assert "--conf-file suite.bench.minatar_zoo" in joined
     assert "--gym-packages suite.bench.minatar_registration" in joined
+
+
+def test_replaced_settings_reach_rl_zoo_as_python_literals(tmp_path):
+    settings = zoo_runs.ZooSettings(hyperparams=("learning_rate:0.001", "clip_range:0.2"))
+    command = zoo_runs.zoo_command("CartPole-v1", 1_000, 0, tmp_path, settings)
+    replaced = command[command.index("--hyperparams") + 1 :]
+    # rl-zoo3 evaluates each value: floats, not its "lin_0.001" schedule strings
+    assert {key: ast.literal_eval(value) for key, value in (p.split(":") for p in replaced)} == {
+        "learning_rate": 0.001,
+        "clip_range": 0.2,
+    }
+    assert "--hyperparams" not in zoo_runs.zoo_command("CartPole-v1", 1_000, 0, tmp_path)
 
 
 def test_zoo_yaml_reads_a_conf_files_classes_as_their_names_without_importing(tmp_path):

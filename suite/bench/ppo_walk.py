@@ -1,15 +1,22 @@
-"""Row "ppo_walk": from SB3's PPO to APPO in PPO's layout on Pendulum, one difference at a time.
+"""Rows "ppo_walk" and "ppo_walk_cartpole": from SB3's PPO to APPO in PPO's layout, one difference
+at a time (``PENDULUM``, ``CARTPOLE``).
 
-Every step runs the same seeds at 100k env steps, one run at a time, in a shuffled order
-(throughput drifts with run order on this machine): SB3's PPO as rl-zoo3 ships it, then APPO in
-rl-zoo3's layout (``sweeps/pendulum_ppo_layout.py``, the config ``pendulum_ppo_layout``) with
-RLlib's learner, then with the suite's learner at lambda 1 (V-trace along whole chunks, the
-bootstrap row masked: the one change from RLlib's), then at rl-zoo3's lambda 0.95 (the one
-change from the step before). Each run's return is the 20-episode mean at 100k env steps, as
-row 11 scores it; its seconds are the trial's own (set-up excluded: row 11 clocks that).
+Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
+drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
+20-episode mean); its seconds are the run's own (set-up excluded: row 11 clocks that).
 
-Runs are kept in ``results/bench-ppo_walk/<step>-s<seed>/`` (outside git): a run already there is
-read, not run again, so an interrupted walk resumes and a finished run is never lost.
+- Pendulum: SB3's PPO as rl-zoo3 ships it, then APPO in rl-zoo3's layout
+  (``sweeps/pendulum_ppo_layout.py``) with RLlib's learner, then with the suite's learner at
+  lambda 1 (V-trace along whole chunks, the bootstrap row masked: the one change from RLlib's),
+  then at rl-zoo3's lambda 0.95 (the one change from the step before).
+- CartPole: rl-zoo3's linear lr and clip schedules, on and off on each side: SB3's PPO with them
+  (as rl-zoo3 ships it) and held constant, then APPO in rl-zoo3's layout
+  (``sweeps/cartpole_ppo_layout.py``) held constant and with them; then APPO held constant with
+  SB3's advantage normalisation, and with PPO's ratio against the behaviour policy instead of
+  IMPACT's target network (each the one change from APPO held constant).
+
+Runs are kept in ``results/bench-ppo_walk*/<step>-s<seed>/`` (outside git): a run already there
+is read, not run again, so an interrupted walk resumes and a finished run is never lost.
 """
 
 from __future__ import annotations
@@ -28,14 +35,6 @@ from suite.bench.summary import spread
 from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
 
-ENV = "Pendulum-v1"
-SWEEP = "sweeps/pendulum_ppo_layout.py"
-SWEEP_NAME = "pendulum_ppo_layout"
-BUDGET = "walk"
-MARK = 100_000
-THRESHOLD = -250.0  # row 11's Pendulum threshold
-FIRST_SEED, SEEDS = 7, 5  # the seeds of issue 32's measurement; no config was chosen on them
-RUNS_DIR = Path("results") / "bench-ppo_walk"
 SB3 = "sb3"
 
 
@@ -43,74 +42,167 @@ SB3 = "sb3"
 class Step:
     key: str
     label: str
-    sets: tuple[str, ...]  # --set arguments for the sweep; none for SB3
+    sets: tuple[str, ...] = ()  # --set arguments for the sweep (an APPO step)
+    zoo: zoo_runs.ZooSettings | None = None  # an SB3 step: rl-zoo3's settings, as replaced
 
 
-STEPS = (
-    Step(SB3, "SB3 PPO, rl-zoo3's settings (gSDE, GAE 0.95, advantage normalisation)", ()),
-    Step("rllib", "APPO in rl-zoo3's layout, RLlib's learner", ("learner='rllib'",)),
-    Step(
-        "suite-lambda1",
-        "... the suite's learner: V-trace along whole chunks, bootstrap row masked (lambda 1)",
-        ("lambda=1.0",),
+@dataclass(frozen=True)
+class Walk:
+    """One env's walk: its steps, each run on the same seeds and read at ``mark`` env steps."""
+
+    env: str
+    sweep: str  # the sweep file each APPO step runs, at its "walk" budget
+    sweep_name: str
+    mark: int
+    run_env_steps: int  # SB3's -n (its linear schedules end there)
+    threshold: float  # row 11's threshold for the env
+    first_seed: int
+    steps: tuple[Step, ...]
+    runs_dir: Path
+    seeds: int = 5
+
+
+BUDGET = "walk"
+
+PENDULUM = Walk(
+    env="Pendulum-v1",
+    sweep="sweeps/pendulum_ppo_layout.py",
+    sweep_name="pendulum_ppo_layout",
+    mark=100_000,
+    run_env_steps=100_000,
+    threshold=-250.0,
+    first_seed=7,  # the seeds of issue 32's measurement; no config was chosen on them
+    steps=(
+        Step(
+            SB3,
+            "SB3 PPO, rl-zoo3's settings (gSDE, GAE 0.95, advantage normalisation)",
+            zoo=zoo_runs.ZOO_DEFAULTS,
+        ),
+        Step("rllib", "APPO in rl-zoo3's layout, RLlib's learner", ("learner='rllib'",)),
+        Step(
+            "suite-lambda1",
+            "... the suite's learner: V-trace along whole chunks, bootstrap row masked (lambda 1)",
+            ("lambda=1.0",),
+        ),
+        Step("suite-lambda0.95", "... and lambda 0.95, rl-zoo3's (pendulum_ppo_layout)"),
     ),
-    Step("suite-lambda0.95", "... and lambda 0.95, rl-zoo3's (pendulum_ppo_layout)", ()),
+    runs_dir=Path("results") / "bench-ppo_walk",
+)
+
+# rl-zoo3 decays CartPole's lr (1e-3) and clip (0.2) linearly to 0 over the run (-n, 60,000 env
+# steps here as in row 11): each side runs once with them and once held constant.
+CARTPOLE_LINEAR = ("lr=[[0, 0.001], [60000, 0.0]]", "clip_param_schedule=[[0, 0.2], [60000, 0.0]]")
+# The base every APPO step changes one thing of, spelled out so that it stays what these runs
+# measured whatever cartpole_ppo_layout becomes.
+CARTPOLE_CONSTANT = (
+    "lr=0.001",
+    "clip_param_schedule=None",
+    "normalize_advantages=False",
+    "ratio_to_behaviour=False",
+)
+CARTPOLE = Walk(
+    env="CartPole-v1",
+    sweep="sweeps/cartpole_ppo_layout.py",
+    sweep_name="cartpole_ppo_layout",
+    mark=50_000,
+    run_env_steps=60_000,
+    threshold=475.0,
+    first_seed=7,  # no CartPole config was chosen on them (row 11: 60,000 on)
+    steps=(
+        Step(
+            SB3,
+            "SB3 PPO, rl-zoo3's settings (lr and clip linear to 0 at 60k env steps)",
+            zoo=zoo_runs.ZOO_DEFAULTS,
+        ),
+        Step(
+            "sb3-constant",
+            "... lr 1e-3 and clip 0.2 held constant",
+            zoo=zoo_runs.ZooSettings(hyperparams=("learning_rate:0.001", "clip_range:0.2")),
+        ),
+        Step(
+            "suite-constant",
+            "APPO in rl-zoo3's layout, the suite's learner, lr and clip constant",
+            CARTPOLE_CONSTANT,
+        ),
+        Step("suite-linear", "... lr and clip linear to 0 at 60k env steps", CARTPOLE_LINEAR),
+        Step(
+            "suite-constant-normalized",
+            "APPO held constant, with SB3's advantage normalisation (per minibatch)",
+            (*CARTPOLE_CONSTANT, "normalize_advantages=True"),
+        ),
+        Step(
+            "suite-constant-ppo-ratio",
+            "APPO held constant, with PPO's ratio (the policy against the behaviour policy, not "
+            "IMPACT's target network)",
+            (*CARTPOLE_CONSTANT, "ratio_to_behaviour=True"),
+        ),
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_cartpole",
 )
 
 
-def measure(quick: bool, runs_dir: Path = RUNS_DIR) -> dict:
-    seeds = list(range(FIRST_SEED, FIRST_SEED + (1 if quick else SEEDS)))
-    runs = [(step, seed) for step in STEPS for seed in seeds]
+def measure(quick: bool, walk: Walk = PENDULUM) -> dict:
+    seeds = list(range(walk.first_seed, walk.first_seed + (1 if quick else walk.seeds)))
+    runs = [(step, seed) for step in walk.steps for seed in seeds]
     random.Random(0).shuffle(runs)
-    curves: dict[str, dict[int, ReturnCurve]] = {step.key: {} for step in STEPS}
+    curves: dict[str, dict[int, ReturnCurve]] = {step.key: {} for step in walk.steps}
     for step, seed in runs:
-        curves[step.key][seed] = run_or_read(step, seed, runs_dir / f"{step.key}-s{seed}")
-        print(f"  {step.key} seed {seed}: {curves[step.key][seed].return_at(MARK):.0f}", flush=True)
+        curve = run_or_read(walk, step, seed, walk.runs_dir / f"{step.key}-s{seed}")
+        curves[step.key][seed] = curve
+        print(f"  {step.key} seed {seed}: {curve.return_at(walk.mark):.0f}", flush=True)
     return {
         "quick": quick,
-        "env": ENV,
-        "mark": MARK,
-        "threshold": THRESHOLD,
+        "env": walk.env,
+        "mark": walk.mark,
+        "threshold": walk.threshold,
         "seeds": seeds,
         "order": [f"{step.key} seed {seed}" for step, seed in runs],
         "steps": {
-            step.key: {"label": step.label, "sets": list(step.sets), **summary(curves[step.key])}
-            for step in STEPS
+            step.key: {
+                "label": step.label,
+                "sets": list(step.sets),
+                **({"zoo_hyperparams": list(step.zoo.hyperparams)} if step.zoo else {}),
+                **summary(curves[step.key], walk),
+            }
+            for step in walk.steps
         },
     }
 
 
-def run_or_read(step: Step, seed: int, folder: Path) -> ReturnCurve:
-    if step.key == SB3:
-        return _sb3(seed, folder)
-    found = sorted((folder / SWEEP_NAME).glob(f"*/{schema.ITERATIONS_FILE}"))
-    run_dir = found[-1].parent if found else _run(step, seed, folder)
+def run_or_read(walk: Walk, step: Step, seed: int, folder: Path) -> ReturnCurve:
+    if step.zoo is not None:
+        return _sb3(walk, step.zoo, seed, folder)
+    found = sorted((folder / walk.sweep_name).glob(f"*/{schema.ITERATIONS_FILE}"))
+    run_dir = found[-1].parent if found else _run(walk, step, seed, folder)
     return trial_curve(run_dir)
 
 
-def _run(step: Step, seed: int, folder: Path) -> Path:
+def _run(walk: Walk, step: Step, seed: int, folder: Path) -> Path:
     sets = [part for value in step.sets for part in ("--set", value)]
     extra = ("--seeds", "1", "--first-seed", str(seed), *sets)
-    return run_sweep(SWEEP, BUDGET, folder, *extra, name=SWEEP_NAME, timeout_s=run_timeout(MARK))
+    timeout_s = run_timeout(walk.run_env_steps)
+    return run_sweep(walk.sweep, BUDGET, folder, *extra, name=walk.sweep_name, timeout_s=timeout_s)
 
 
-def _sb3(seed: int, folder: Path) -> ReturnCurve:
-    done = sorted(folder.glob(f"ppo/{ENV}_*"))
+def _sb3(walk: Walk, zoo: zoo_runs.ZooSettings, seed: int, folder: Path) -> ReturnCurve:
+    done = sorted(folder.glob(f"ppo/{walk.env}_*"))
     if done and list(done[-1].glob(zoo_runs.MONITOR_GLOB)):
         episodes = zoo_runs.read_episodes(done[-1])
         return episode_curve(episodes, float(episodes["ended_at"].min()))
-    run = zoo_runs.run_zoo(ENV, MARK, seed, folder, run_timeout(MARK))
+    timeout_s = run_timeout(walk.run_env_steps)
+    run = zoo_runs.run_zoo(walk.env, walk.run_env_steps, seed, folder, timeout_s, zoo)
     return episode_curve(zoo_runs.read_episodes(run.run_dir), run.started_at)
 
 
-def summary(curves: dict[int, ReturnCurve]) -> dict:
-    returns = {seed: curve.return_at(MARK) for seed, curve in sorted(curves.items())}
+def summary(curves: dict[int, ReturnCurve], walk: Walk) -> dict:
+    returns = {seed: curve.return_at(walk.mark) for seed, curve in sorted(curves.items())}
     interval = iqm_ci(list(returns.values()))
-    seconds = [curve.first_crossing(THRESHOLD)[0] for curve in curves.values()]
+    seconds = [curve.first_crossing(walk.threshold)[0] for curve in curves.values()]
+    at_mark = [curve.seconds_at(walk.mark) for curve in curves.values()]
     return {
         "returns": {str(seed): value for seed, value in returns.items()},
         "iqm": {"point": interval.point, "low": interval.low, "high": interval.high},
-        "seconds_at_mark": spread([curve.seconds_at(MARK) for curve in curves.values()]).as_dict(),
+        "seconds_at_mark": spread(at_mark).as_dict(),
         "seconds_to_threshold": spread(seconds).as_dict(),
         "reached": sum(math.isfinite(s) for s in seconds),
     }

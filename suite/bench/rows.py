@@ -148,7 +148,13 @@ def _render_learner_cost(data: dict, notes: Notes) -> list[str]:
 def _ppo_walk(options: MeasureOptions) -> dict:
     from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
 
-    return ppo_walk.measure(options.quick)
+    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM)
+
+
+def _ppo_walk_cartpole(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE)
 
 
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
@@ -351,6 +357,14 @@ ROWS: tuple[Row, ...] = (
         measure=_setup,
         render=_render_setup,
         notes="setup",
+    ),
+    Row(
+        key="ppo_walk_cartpole",
+        title="19. CartPole in PPO's layout: rl-zoo3's linear lr and clip schedules, on and off, "
+        "SB3 and APPO",
+        measure=_ppo_walk_cartpole,
+        render=_render_ppo_walk,
+        notes="ppo_walk_cartpole",
     ),
 )
 

@@ -44,15 +44,18 @@ class ZooSettings:
     """Where rl-zoo3 takes an env's hyperparameters from: its own ``hyperparams/ppo.yml`` by
     default, or ``conf_file`` (a Python module with a ``hyperparams`` dict, rl-zoo3's
     ``--conf-file``) for an env it has no entry for; ``gym_packages`` are imported first to
-    register the env (rl-zoo3's ``--gym-packages``)."""
+    register the env (rl-zoo3's ``--gym-packages``); ``hyperparams`` replace single settings of
+    the entry (rl-zoo3's ``--hyperparams``, ``"key:python literal"``)."""
 
     conf_file: str | None = None
     gym_packages: tuple[str, ...] = ()
+    hyperparams: tuple[str, ...] = ()
 
     def arguments(self) -> list[str]:
         conf = ["--conf-file", self.conf_file] if self.conf_file else []
         packages = ["--gym-packages", *self.gym_packages] if self.gym_packages else []
-        return conf + packages
+        replaced = ["--hyperparams", *self.hyperparams] if self.hyperparams else []
+        return conf + packages + replaced
 
 
 ZOO_DEFAULTS = ZooSettings()

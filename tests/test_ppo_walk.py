@@ -1,0 +1,53 @@
+"""The walks of rows 13 and 19: each step differs from its neighbour in what its label says."""
+
+from __future__ import annotations
+
+import pytest
+
+from suite.bench import ppo_walk
+from suite.configs.resolve import resolve, to_serializable
+from suite.sweep.options import parse_overrides
+from suite.sweep.planning.catalog import load_sweep
+
+
+def appo_config(walk: ppo_walk.Walk, key: str) -> dict:
+    step = next(step for step in walk.steps if step.key == key)
+    sweep = load_sweep(walk.sweep)
+    (config_name,) = sweep.configs
+    return to_serializable(resolve(config_name, {}, parse_overrides(step.sets)))
+
+
+def test_cartpoles_appo_steps_differ_in_lr_and_the_clip_schedule_only():
+    constant = appo_config(ppo_walk.CARTPOLE, "suite-constant")
+    linear = appo_config(ppo_walk.CARTPOLE, "suite-linear")
+    differing = {key for key in constant.keys() | linear.keys() if constant[key] != linear[key]}
+    assert differing == {"lr", "learner_config_dict"}
+    assert constant["lr"] == 0.001
+    assert constant["learner_config_dict"]["clip_param_schedule"] is None
+    end = ppo_walk.CARTPOLE.run_env_steps  # where SB3's linear schedules reach 0 (its -n)
+    assert linear["lr"] == [[0, 0.001], [end, 0.0]]
+    assert linear["learner_config_dict"]["clip_param_schedule"] == [[0, 0.2], [end, 0.0]]
+
+
+def test_cartpoles_normalized_step_adds_advantage_normalisation_only():
+    constant = appo_config(ppo_walk.CARTPOLE, "suite-constant")
+    normalized = appo_config(ppo_walk.CARTPOLE, "suite-constant-normalized")
+    differing = {
+        key for key in constant.keys() | normalized.keys() if constant[key] != normalized[key]
+    }
+    assert differing == {"learner_config_dict"}
+    added = normalized["learner_config_dict"].items() - constant["learner_config_dict"].items()
+    assert added == {("normalize_advantages", True)}
+
+
+def test_cartpoles_sb3_steps_differ_in_the_replaced_schedules_only():
+    shipped, constant = (step.zoo for step in ppo_walk.CARTPOLE.steps[:2])
+    assert shipped.hyperparams == ()
+    assert constant.hyperparams == ("learning_rate:0.001", "clip_range:0.2")
+    assert (shipped.conf_file, shipped.gym_packages) == (constant.conf_file, constant.gym_packages)
+
+
+@pytest.mark.parametrize("walk", [ppo_walk.PENDULUM, ppo_walk.CARTPOLE])
+def test_every_walk_runs_its_sweeps_walk_budget_past_its_mark(walk):
+    budget = load_sweep(walk.sweep).budget(ppo_walk.BUDGET)
+    assert budget.env_steps == walk.run_env_steps >= walk.mark
