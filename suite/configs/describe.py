@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from suite.configs.evidence import PromotedEvidence
 from suite.configs.registry import TUNED_CONFIGS, TunedConfig
+from suite.configs.suite_settings import learner_name, suite_learner_settings_in_use
 
 # The settings a reader compares configs by, read from the built APPOConfig of a library config.
 # A promoted config shows the settings it was promoted with instead (its base builds the rest).
@@ -91,6 +92,11 @@ def _promoted_record(tuned: TunedConfig) -> dict | None:
 def _library_settings(tuned: TunedConfig) -> dict:
     config = tuned.build()
     found = {key: getattr(config, key) for key in KEY_SETTINGS if getattr(config, key) is not None}
+    found["learner"] = learner_name(config)
+    if found["learner"] == "suite":  # only the suite's learner reads lambda and its own settings
+        found["lambda"] = config.lambda_
+        chosen = config.learner_config_dict
+        found |= {name: chosen[name] for name in suite_learner_settings_in_use(config)}
     model = config.model_config if isinstance(config.model_config, dict) else {}
     keys = CNN_MODEL_SETTINGS if model.get("conv_filters") else KEY_MODEL_SETTINGS
     found |= {f"model.{key}": model[key] for key in keys if key in model}
