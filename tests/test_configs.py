@@ -119,7 +119,7 @@ def test_resolved_config_is_json_serialisable():
             {"learner": "suite", "clip_param_schedule": [[100, 0.2], [6e4, 0.0]]},
             "env steps ascending from 0",
         ),
-        ({"learner": "suite", "clip_param_schedule": 0.1}, r"must be null or \[\[env_steps"),
+        ({"learner": "suite", "clip_param_schedule": 0.1}, r"must be None or \[\[env_steps"),
         (
             {"learner": "suite", "clip_param_schedule": [[0, 0.2], [6e4, -0.1]]},
             "clips >= 0",

@@ -24,10 +24,10 @@ class ConfigError(ValueError):
     """An invalid config value or key; the message names it and how to fix it."""
 
 
-# Sweep axis (and "seed") -> APPOConfig attribute. "env" is not an axis: a tuned config names
-# its env, and a setting may replace it.
 LEARNER_CONFIG_DICT = "learner_config_dict"
 
+# Sweep axis (and "seed") -> APPOConfig attribute. "env" is not an axis: a tuned config names
+# its env, and a setting may replace it.
 AXIS_KEYS = {axis.name: axis.setting for axis in (*AXES, SEED)}
 
 

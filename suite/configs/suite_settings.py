@@ -103,7 +103,7 @@ def _with_learner(config: APPOConfig, name: Any) -> APPOConfig:
 def _with_clip_schedule(config: APPOConfig, schedule: Any) -> APPOConfig:
     if schedule is not None and not _is_schedule(schedule):
         raise SuiteSettingError(
-            f"{CLIP_SCHEDULE} must be null or [[env_steps, clip], ...]: two or more pairs, env "
+            f"{CLIP_SCHEDULE} must be None or [[env_steps, clip], ...]: two or more pairs, env "
             f"steps ascending from 0, clips >= 0, e.g. [[0, 0.2], [60000, 0.0]]; got {schedule!r}"
         )
     if schedule is not None:

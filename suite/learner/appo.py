@@ -202,9 +202,9 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
         policy = dist_class.from_logits(fwd_out[Columns.ACTION_DIST_INPUTS])
         behaviour_logp = batch[Columns.ACTION_LOGP]
         is_ratio = torch.clip(torch.exp(behaviour_logp - batch[TARGET_LOGP]), 0.0, 2.0)
-        if self.config.learner_config_dict.get(RATIO_TO_BEHAVIOUR):
-            is_ratio = torch.ones_like(is_ratio)  # PPO's ratio: the policy against the sampler's
-        ratio = is_ratio * torch.exp(policy.logp(batch[Columns.ACTIONS]) - behaviour_logp)
+        # PPO's ratio, the policy against the sampler's, drops the IS weight (still logged below)
+        weight = 1.0 if self.config.learner_config_dict.get(RATIO_TO_BEHAVIOUR) else is_ratio
+        ratio = weight * torch.exp(policy.logp(batch[Columns.ACTIONS]) - behaviour_logp)
         advantages = batch[ADVANTAGES]
         if self.config.learner_config_dict.get(NORMALIZE_ADVANTAGES):
             advantages = normalized(advantages)
