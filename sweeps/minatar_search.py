@@ -1,6 +1,7 @@
-"""Tune ``minatar_breakout``: a search over the MinAtar space (the loss, the optimiser, the buffer
-and the batching; MinAtar's network stays), 3 seeds per suggestion one after another, validated
-on 10 held-out seeds beside the base config (``python -m suite.report RUN --promote``).
+"""Tune ``minatar_breakout`` (``--budget laptop``) and ``minatar_space_invaders``
+(``--budget laptop_space_invaders``): a search over the MinAtar space (the loss, the optimiser,
+the buffer and the batching; MinAtar's network stays), 3 seeds per suggestion one after another,
+validated on 10 held-out seeds beside the base config (``python -m suite.report RUN --promote``).
 
 One trial at a time on both cores, not the classic searches' three at a third of the cores each:
 three MinAtar trials at once sampled about a quarter as many env steps per second together as
@@ -15,11 +16,11 @@ from suite.sweep.spec import Budget, Sweep
 
 SWEEP = Sweep(
     name="minatar_search",
-    description="MinAtar Breakout: Optuna TPE over the MinAtar space, 3 seeds per suggestion, "
-    "validated on 10 held-out seeds",
+    description="MinAtar Breakout or Space Invaders: Optuna TPE over the MinAtar space, 3 seeds "
+    "per suggestion, validated on 10 held-out seeds",
     question="Which APPO settings learn MinAtar's games fastest per env step on a laptop, on "
     "seeds the search never saw?",
-    configs=("minatar_breakout_base",),
+    configs=("minatar_breakout_base", "minatar_space_invaders_base"),
     axes={},
     budgets={
         "smoke": Budget(
@@ -28,19 +29,32 @@ SWEEP = Sweep(
             description="3 suggestions x 3 seeds x 3k steps, then the top 3 and the config on "
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(minatar(), suggestions=3, startup_suggestions=3),
+            configs=("minatar_breakout_base",),
         ),
         # Sized for 30 minutes on 2 cores: suggestions for 12 minutes, then the validation (40
-        # trials, uncapped). The base config alone on both cores samples its 100k steps in
-        # about 20 s after its set-up (results/example-minatar_nk-laptop-race); 60 s is the
-        # cap. At 100k steps the base config's Breakout return is about 1 to 1.5 (random play:
+        # trials, uncapped). It took 72 (results/example-minatar_search-laptop/run.json), about
+        # 60 of them for the validation. The base config alone on both cores samples its 100k
+        # steps in about 20 s after its set-up (results/example-minatar_nk-laptop-race); 60 s is
+        # the cap. At 100k steps the base config's Breakout return is about 1 to 1.5 (random play:
         # about 0.5), and no-reuse cells were already 0.5 below reusing ones at 3 seeds there.
         "laptop": Budget(
             env_steps=100_000,
             seeds=3,
             max_trial_s=60.0,
             description="Breakout: suggestions x 3 seeds x 100k steps for 12 minutes, then the "
-            "top 3 and the config on 10 held-out seeds: about 30 minutes on 2 cores",
+            "top 3 and the config on 10 held-out seeds: about 70 minutes on 2 cores",
             search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=720),
+            configs=("minatar_breakout_base",),
+        ),
+        # Breakout's laptop budget, on Space Invaders: the same space, seeds, steps and cap.
+        "laptop_space_invaders": Budget(
+            env_steps=100_000,
+            seeds=3,
+            max_trial_s=60.0,
+            description="Space Invaders: suggestions x 3 seeds x 100k steps for 12 minutes, then "
+            "the top 3 and the config on 10 held-out seeds: about 70 minutes on 2 cores",
+            search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=720),
+            configs=("minatar_space_invaders_base",),
         ),
     },
 )
