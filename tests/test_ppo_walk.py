@@ -51,3 +51,44 @@ def test_cartpoles_sb3_steps_differ_in_the_replaced_schedules_only():
 def test_every_walk_runs_its_sweeps_walk_budget_past_its_mark(walk):
     budget = load_sweep(walk.sweep).budget(ppo_walk.BUDGET)
     assert budget.env_steps == walk.run_env_steps >= walk.mark
+
+
+@pytest.mark.parametrize("walk", [ppo_walk.PENDULUM, ppo_walk.CARTPOLE])
+def test_every_base_is_an_earlier_step_on_the_same_side(walk):
+    earlier: dict[str, ppo_walk.Step] = {}
+    for step in walk.steps:
+        if step.base is not None:
+            assert (earlier[step.base].zoo is None) == (step.zoo is None)
+        earlier[step.key] = step
+
+
+def test_a_step_is_compared_with_its_base_by_a_two_sided_welch_test():
+    low, high = [10.0, 12.0, 11.0, 13.0, 9.0], [20.0, 22.0, 21.0, 19.0, 23.0]
+    assert ppo_walk.compared(high, low, "`b`") == "mean above `b`'s, p = 8.5e-06"
+    assert ppo_walk.compared(low, high, "`b`") == "mean below `b`'s, p = 8.5e-06"
+    assert ppo_walk.compared([500.0] * 5, [500.0] * 5, "`b`") == "the same as `b` on every seed"
+    assert ppo_walk.compared([1.0], low, "`b`") == "too few seeds to compare with `b`"
+
+
+def test_the_rendered_walk_names_each_steps_base():
+    data = {
+        "env": "CartPole-v1",
+        "mark": 50_000,
+        "threshold": 475.0,
+        "seeds": [7, 8],
+        "steps": {
+            step.key: {
+                "label": step.label,
+                "returns": {"7": 100.0 + i, "8": 300.0 + 2 * i},
+                "iqm": {"point": 1.0, "low": 0.0, "high": 2.0},
+                "seconds_at_mark": {"median": 1.0},
+                "reached": 0,
+            }
+            for i, step in enumerate(ppo_walk.CARTPOLE.steps)
+        },
+    }
+    lines = ppo_walk.render(data)
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| step |")]
+    bases = [step.base for step in ppo_walk.CARTPOLE.steps]
+    for row, base in zip(rows, bases, strict=True):
+        assert (f"`{base}`'s, p = " in row) if base else "| - |" in row

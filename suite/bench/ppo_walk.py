@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 from suite.bench import zoo_runs
 from suite.bench.peer_runs import ReturnCurve, episode_curve, run_timeout, trial_curve
@@ -44,6 +46,7 @@ class Step:
     label: str
     sets: tuple[str, ...] = ()  # --set arguments for the sweep (an APPO step)
     zoo: zoo_runs.ZooSettings | None = None  # an SB3 step: rl-zoo3's settings, as replaced
+    base: str | None = None  # the step it changes one thing of (None: more than one)
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,13 @@ PENDULUM = Walk(
             "suite-lambda1",
             "... the suite's learner: V-trace along whole chunks, bootstrap row masked (lambda 1)",
             ("lambda=1.0",),
+            base="rllib",
         ),
-        Step("suite-lambda0.95", "... and lambda 0.95, rl-zoo3's (pendulum_ppo_layout)"),
+        Step(
+            "suite-lambda0.95",
+            "... and lambda 0.95, rl-zoo3's (pendulum_ppo_layout)",
+            base="suite-lambda1",
+        ),
     ),
     runs_dir=Path("results") / "bench-ppo_walk",
 )
@@ -118,26 +126,35 @@ CARTPOLE = Walk(
             "sb3-constant",
             "... lr 1e-3 and clip 0.2 held constant",
             zoo=zoo_runs.ZooSettings(hyperparams=("learning_rate:0.001", "clip_range:0.2")),
+            base=SB3,
         ),
         Step(
             "suite-constant",
             "APPO in rl-zoo3's layout, the suite's learner, lr and clip constant",
             CARTPOLE_CONSTANT,
         ),
-        Step("suite-linear", "... lr and clip linear to 0 at 60k env steps", CARTPOLE_LINEAR),
+        Step(
+            "suite-linear",
+            "... lr and clip linear to 0 at 60k env steps",
+            CARTPOLE_LINEAR,
+            base="suite-constant",
+        ),
         Step(
             "suite-constant-normalized",
             "APPO held constant, with SB3's advantage normalisation (per minibatch)",
             (*CARTPOLE_CONSTANT, "normalize_advantages=True"),
+            base="suite-constant",
         ),
         Step(
             "suite-constant-ppo-ratio",
             "APPO held constant, with PPO's ratio (the policy against the behaviour policy, not "
             "IMPACT's target network)",
             (*CARTPOLE_CONSTANT, "ratio_to_behaviour=True"),
+            base="suite-constant",
         ),
     ),
     runs_dir=Path("results") / "bench-ppo_walk_cartpole",
+    seeds=10,  # 5 left the PPO ratio's lead within the CIs (run of 2026-12-06T13:12)
 )
 
 
@@ -210,24 +227,53 @@ def summary(curves: dict[int, ReturnCurve], walk: Walk) -> dict:
 
 def render(data: dict) -> list[str]:
     seeds = data["seeds"]
+    bases = {step.key: step.base for step in walk_of(data["env"]).steps}
     lines = [
         f"{data['env']}, seeds {seeds[0]}-{seeds[-1]}, one run at a time in a shuffled order; "
         f"return: the 20-episode mean at {data['mark']:,} env steps; seconds: the run's own, "
-        "from its first step (SB3: from its first episode's end).",
+        "from its first step (SB3: from its first episode's end). Against its base: the step "
+        "it changes one thing of, its returns at the mark compared by a two-sided Welch test.",
         "",
-        "| step | return per seed | IQM [95% CI] | s at "
+        "| step | return per seed | IQM [95% CI] | against its base | s at "
         f"{data['mark'] // 1000}k (median) | reached {data['threshold']:g} |",
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|",
     ]
-    for step in data["steps"].values():
+    for key, step in data["steps"].items():
         returns = ", ".join(_number(value) for value in step["returns"].values())
         iqm = step["iqm"]
+        base = bases.get(key)
+        against = _against(step, data["steps"][base], base) if base else "-"
         lines.append(
             f"| {step['label']} | {returns} | {_number(iqm['point'])} "
-            f"[{_number(iqm['low'])}, {_number(iqm['high'])}] | "
+            f"[{_number(iqm['low'])}, {_number(iqm['high'])}] | {against} | "
             f"{step['seconds_at_mark']['median']:.0f} | {step['reached']} of {len(seeds)} |"
         )
     return lines
+
+
+def walk_of(env: str) -> Walk:
+    return next(walk for walk in (PENDULUM, CARTPOLE) if walk.env == env)
+
+
+def _against(step: dict, base: dict, base_key: str) -> str:
+    shared = sorted(step["returns"].keys() & base["returns"].keys())
+    values = [step["returns"][seed] for seed in shared]
+    return compared(values, [base["returns"][seed] for seed in shared], f"`{base_key}`")
+
+
+def compared(values: list[float], base: list[float], base_name: str) -> str:
+    """How ``values`` (one per seed) differ from ``base``'s, with a two-sided Welch p."""
+    a, b = np.asarray(values, float), np.asarray(base, float)
+    if min(len(a), len(b)) < 2:
+        return f"too few seeds to compare with {base_name}"
+    if np.ptp(a) == 0 and np.ptp(b) == 0:  # Welch's t is undefined without spread
+        same = a[0] == b[0]
+        return f"{'the same as' if same else 'differs from'} {base_name} on every seed"
+    with warnings.catch_warnings():  # one flat side: scipy warns, and its p is still right
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p_value = stats.ttest_ind(a, b, equal_var=False).pvalue
+    side = "above" if a.mean() > b.mean() else "below"
+    return f"mean {side} {base_name}'s, p = {p_value:.2g}"
 
 
 def _number(value: float) -> str:
