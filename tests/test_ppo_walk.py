@@ -92,3 +92,11 @@ def test_the_rendered_walk_names_each_steps_base():
     bases = [step.base for step in ppo_walk.CARTPOLE.steps]
     for row, base in zip(rows, bases, strict=True):
         assert (f"`{base}`'s, p = " in row) if base else "| - |" in row
+
+
+def test_cartpoles_entropy_step_adds_the_entropy_bonus_only():
+    ratio = appo_config(ppo_walk.CARTPOLE, "suite-constant-ppo-ratio")
+    entropy = appo_config(ppo_walk.CARTPOLE, "suite-ppo-ratio-entropy")
+    differing = {key for key in ratio.keys() | entropy.keys() if ratio[key] != entropy[key]}
+    assert differing == {"entropy_coeff"}
+    assert (ratio["entropy_coeff"], entropy["entropy_coeff"]) == (0.0, 0.01)

@@ -13,7 +13,8 @@ drifts with run order on this machine), and is read at the walk's mark as row 11
   (as rl-zoo3 ships it) and held constant, then APPO in rl-zoo3's layout
   (``sweeps/cartpole_ppo_layout.py``) held constant and with them; then APPO held constant with
   SB3's advantage normalisation, and with PPO's ratio against the behaviour policy instead of
-  IMPACT's target network (each the one change from APPO held constant).
+  IMPACT's target network (each the one change from APPO held constant); last, PPO's ratio with
+  an entropy bonus (the one change from the step before).
 
 Runs are kept in ``results/bench-ppo_walk*/<step>-s<seed>/`` (outside git): a run already there
 is read, not run again, so an interrupted walk resumes and a finished run is never lost.
@@ -151,6 +152,14 @@ CARTPOLE = Walk(
             "IMPACT's target network)",
             (*CARTPOLE_CONSTANT, "ratio_to_behaviour=True"),
             base="suite-constant",
+        ),
+        # A guess of the run of 2026-12-06T15:34 (row 19's notes): the policy turns
+        # near-deterministic before it is good. SB3 has no entropy bonus here either.
+        Step(
+            "suite-ppo-ratio-entropy",
+            "APPO with PPO's ratio (cartpole_ppo_layout), with an entropy bonus of 0.01",
+            (*CARTPOLE_CONSTANT, "ratio_to_behaviour=True", "entropy_coeff=0.01"),
+            base="suite-constant-ppo-ratio",
         ),
     ),
     runs_dir=Path("results") / "bench-ppo_walk_cartpole",
