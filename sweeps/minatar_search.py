@@ -14,6 +14,25 @@ from suite.sweep.search.schedule import Search
 from suite.sweep.search.spaces import minatar
 from suite.sweep.spec import Budget, Sweep
 
+
+# Sized for 30 minutes on 2 cores: suggestions for 12 minutes, then the validation (40 trials,
+# uncapped). Breakout's took 72 (results/example-minatar_search-laptop/run.json), about 60 of them
+# for the validation. The base config alone on both cores samples its 100k steps in about 20 s
+# after its set-up (results/example-minatar_nk-laptop-race); 60 s is the cap. At 100k steps the
+# base config's Breakout return is about 1 to 1.5 (random play: about 0.5), and no-reuse cells
+# were already 0.5 below reusing ones at 3 seeds there. Space Invaders runs the same budget.
+def laptop(game: str, config: str) -> Budget:
+    return Budget(
+        env_steps=100_000,
+        seeds=3,
+        max_trial_s=60.0,
+        description=f"{game}: suggestions x 3 seeds x 100k steps for 12 minutes, then the top 3 "
+        "and the config on 10 held-out seeds: about 70 minutes on 2 cores",
+        search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=720),
+        configs=(config,),
+    )
+
+
 SWEEP = Sweep(
     name="minatar_search",
     description="MinAtar Breakout or Space Invaders: Optuna TPE over the MinAtar space, 3 seeds "
@@ -31,30 +50,7 @@ SWEEP = Sweep(
             search=Search(minatar(), suggestions=3, startup_suggestions=3),
             configs=("minatar_breakout_base",),
         ),
-        # Sized for 30 minutes on 2 cores: suggestions for 12 minutes, then the validation (40
-        # trials, uncapped). It took 72 (results/example-minatar_search-laptop/run.json), about
-        # 60 of them for the validation. The base config alone on both cores samples its 100k
-        # steps in about 20 s after its set-up (results/example-minatar_nk-laptop-race); 60 s is
-        # the cap. At 100k steps the base config's Breakout return is about 1 to 1.5 (random play:
-        # about 0.5), and no-reuse cells were already 0.5 below reusing ones at 3 seeds there.
-        "laptop": Budget(
-            env_steps=100_000,
-            seeds=3,
-            max_trial_s=60.0,
-            description="Breakout: suggestions x 3 seeds x 100k steps for 12 minutes, then the "
-            "top 3 and the config on 10 held-out seeds: about 70 minutes on 2 cores",
-            search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=720),
-            configs=("minatar_breakout_base",),
-        ),
-        # Breakout's laptop budget, on Space Invaders: the same space, seeds, steps and cap.
-        "laptop_space_invaders": Budget(
-            env_steps=100_000,
-            seeds=3,
-            max_trial_s=60.0,
-            description="Space Invaders: suggestions x 3 seeds x 100k steps for 12 minutes, then "
-            "the top 3 and the config on 10 held-out seeds: about 70 minutes on 2 cores",
-            search=Search(minatar(), suggestions=30, startup_suggestions=5, search_seconds=720),
-            configs=("minatar_space_invaders_base",),
-        ),
+        "laptop": laptop("Breakout", "minatar_breakout_base"),
+        "laptop_space_invaders": laptop("Space Invaders", "minatar_space_invaders_base"),
     },
 )
