@@ -35,6 +35,7 @@ SEARCHES = [
     "example-halfcheetah_search-laptop",
     "example-pendulum_search-laptop",
     "example-minatar_search-laptop",
+    "example-minatar_search-laptop_space_invaders",
 ]
 COST = re.compile(
     r"\d[\d,]* trials? × [\d,]+(?: to [\d,]+)? env steps \([\d,]+ env steps, \d+ seeds? per cell\)"

@@ -29,10 +29,11 @@ def minatar_breakout_base() -> APPOConfig:
 def minatar_space_invaders_base() -> APPOConfig:
     """MinAtar/SpaceInvaders-v1 with the same network and settings as ``minatar_breakout_base``.
 
+    The base a search tunes ``minatar_space_invaders`` from: hand-set, not tuned.
     Expect: measured beside the tuned config on the search's held-out seeds.
     Hardware: as ``minatar_breakout_base``.
     Source: as ``minatar_breakout_base``.
-    Run: no shipped sweep runs it yet (``minatar_nk`` and ``minatar_search`` run Breakout).
+    Run: ``python -m suite.sweep minatar_search --budget laptop_space_invaders``.
 
     broadcast_interval=5, as ``minatar_breakout_base``.
     """

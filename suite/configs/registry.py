@@ -176,7 +176,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
         family="minatar",
         build=minatar.minatar_space_invaders_base,
         threshold=30.0,
-        claim="hand-set, not tuned yet: minatar_search tunes Breakout only so far",
+        claim="hand-set, not tuned: the base minatar_search tunes minatar_space_invaders from",
         source="MinAtar's network (arXiv:1903.03176); IMPACT's N=4, K=2",
     ),
     TunedConfig(
@@ -202,6 +202,7 @@ EVIDENCE_BACKED = {
     "halfcheetah": "halfcheetah_search_laptop",
     "cartpole": "cartpole_search_laptop",
     "minatar_breakout": "minatar_search_laptop",
+    "minatar_space_invaders": "minatar_search_laptop_space_invaders",
 }
 
 
