@@ -65,8 +65,8 @@ PENDULUM = SB3_PPO | {
 # rl-zoo3's CartPole-v1: 8 envs x 32 steps, batch_size 256, 20 epochs, lr 1e-3 (linear to 0
 # there), clip 0.2 (linear there), gamma 0.98, gae_lambda 0.8. Constant lr and clip, and PPO's
 # ratio against the behaviour policy instead of IMPACT's target network: chosen by row 19's walk
-# on seeds 7-11, where PPO's ratio led; at 10 seeds no step separates, and PPO's ratio keeps the
-# highest IQM (benchmarks/raw/ppo_walk_cartpole.json).
+# on seeds 7-11, where PPO's ratio led; at 10 seeds no step separates
+# (benchmarks/raw/ppo_walk_cartpole.json).
 CARTPOLE = SB3_PPO | {
     "ratio_to_behaviour": True,
     "lr": 1e-3,
