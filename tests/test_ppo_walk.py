@@ -100,3 +100,10 @@ def test_cartpoles_entropy_step_adds_the_entropy_bonus_only():
     differing = {key for key in ratio.keys() | entropy.keys() if ratio[key] != entropy[key]}
     assert differing == {"entropy_coeff"}
     assert (ratio["entropy_coeff"], entropy["entropy_coeff"]) == (0.0, 0.01)
+
+
+def test_a_seed_without_a_return_at_the_mark_is_left_out_of_the_comparison():
+    base = {"returns": {"7": 10.0, "8": 12.0, "9": 11.0}}
+    step = {"returns": {"7": 20.0, "8": 22.0, "9": None}}
+    expected = ppo_walk.compared([20.0, 22.0], [10.0, 12.0], "`b`")
+    assert ppo_walk._against(step, base, "b") == expected

@@ -251,7 +251,7 @@ def render(data: dict) -> list[str]:
         returns = ", ".join(_number(value) for value in step["returns"].values())
         iqm = step["iqm"]
         base = bases.get(key)
-        against = _against(step, data["steps"][base], base) if base else "-"
+        against = _against(step, data["steps"][base], base) if base in data["steps"] else "-"
         lines.append(
             f"| {step['label']} | {returns} | {_number(iqm['point'])} "
             f"[{_number(iqm['low'])}, {_number(iqm['high'])}] | {against} | "
@@ -265,9 +265,18 @@ def walk_of(env: str) -> Walk:
 
 
 def _against(step: dict, base: dict, base_key: str) -> str:
-    shared = sorted(step["returns"].keys() & base["returns"].keys())
-    values = [step["returns"][seed] for seed in shared]
-    return compared(values, [base["returns"][seed] for seed in shared], f"`{base_key}`")
+    """The step against its base on the seeds both have a return for at the mark."""
+    pairs = [
+        (value, base["returns"][seed])
+        for seed, value in step["returns"].items()
+        if seed in base["returns"] and _known(value) and _known(base["returns"][seed])
+    ]
+    values, base_values = [a for a, _ in pairs], [b for _, b in pairs]
+    return compared(values, base_values, f"`{base_key}`")
+
+
+def _known(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
 
 
 def compared(values: list[float], base: list[float], base_name: str) -> str:
