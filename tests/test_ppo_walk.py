@@ -107,3 +107,12 @@ def test_a_seed_without_a_return_at_the_mark_is_left_out_of_the_comparison():
     step = {"returns": {"7": 20.0, "8": 22.0, "9": None}}
     expected = ppo_walk.compared([20.0, 22.0], [10.0, 12.0], "`b`")
     assert ppo_walk._against(step, base, "b") == expected
+
+
+def test_cartpoles_lag_step_changes_the_broadcast_interval_and_the_buffers_capacity_only():
+    ratio = appo_config(ppo_walk.CARTPOLE, "suite-constant-ppo-ratio")
+    lag = appo_config(ppo_walk.CARTPOLE, "suite-ppo-ratio-lag")
+    differing = {key for key in ratio.keys() | lag.keys() if ratio[key] != lag[key]}
+    assert differing == {"broadcast_interval", "circular_buffer_num_batches"}
+    assert (lag["broadcast_interval"], lag["circular_buffer_num_batches"]) == (2, 2)
+    assert lag["circular_buffer_iterations_per_batch"] == 1  # K=1: no drop while B <= N

@@ -14,7 +14,7 @@ drifts with run order on this machine), and is read at the walk's mark as row 11
   (``sweeps/cartpole_ppo_layout.py``) held constant and with them; then APPO held constant with
   SB3's advantage normalisation, and with PPO's ratio against the behaviour policy instead of
   IMPACT's target network (each the one change from APPO held constant); last, PPO's ratio with
-  an entropy bonus (the one change from the step before).
+  an entropy bonus, and with more policy lag (each the one change from PPO's ratio).
 
 Runs are kept in ``results/bench-ppo_walk*/<step>-s<seed>/`` (outside git): a run already there
 is read, not run again, so an interrupted walk resumes and a finished run is never lost.
@@ -159,6 +159,15 @@ CARTPOLE = Walk(
             "suite-ppo-ratio-entropy",
             "APPO with PPO's ratio (cartpole_ppo_layout), with an entropy bonus of 0.01",
             (*CARTPOLE_CONSTANT, "ratio_to_behaviour=True", "entropy_coeff=0.01"),
+            base="suite-constant-ppo-ratio",
+        ),
+        # The other guess: policy lag. More of it, the buffer's capacity raised with it so that
+        # no batch is dropped (with K=1, drops need broadcast_interval > N).
+        Step(
+            "suite-ppo-ratio-lag",
+            "APPO with PPO's ratio, with more policy lag: weights to the env runner every 2nd "
+            "update (broadcast_interval 2), N=2 so that no batch is dropped",
+            (*CARTPOLE_CONSTANT, "ratio_to_behaviour=True", "broadcast_interval=2", "n=2"),
             base="suite-constant-ppo-ratio",
         ),
     ),
