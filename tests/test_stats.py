@@ -129,3 +129,18 @@ def test_a_curve_read_at_a_budget_on_hand_worked_numbers():
     short = read_at_budget(curve, 250.0, threshold=10.0)  # the curve ends before the budget
     assert np.isnan(short.return_at_budget) and np.isnan(short.auc_at_budget)
     assert np.isnan(read_at_budget(curve, 150.0, threshold=30.0).env_steps_to_threshold_at_budget)
+
+
+def test_the_two_sided_welch_p_is_scipys_and_follows_the_one_sided_rules_without_spread():
+    from scipy import stats as scipy_stats
+
+    from suite.stats.elimination import welch_two_sided
+
+    low, high = np.array([10.0, 12.0, 11.0, 13.0, 9.0]), np.array([20.0, 22.0, 21.0, 19.0])
+    expected = scipy_stats.ttest_ind(high, low, equal_var=False).pvalue
+    assert welch_two_sided(high, low) == pytest.approx(expected)
+    assert welch_two_sided(low, high) == pytest.approx(expected)
+    flat = np.full(5, 500.0)
+    assert welch_two_sided(flat, np.full(5, 400.0)) == 0.0  # no spread, different: certain
+    assert math.isnan(welch_two_sided(flat, flat))  # no spread, the same: nothing to test
+    assert math.isnan(welch_two_sided(high[:2], low))  # fewer seeds than MIN_SEEDS

@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import math
 import random
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from suite.bench import zoo_runs
 from suite.bench.peer_runs import ReturnCurve, episode_curve, run_timeout, trial_curve
 from suite.bench.peers import iqm_ci
 from suite.bench.summary import spread
 from suite.bench.sweep_runs import run_sweep
+from suite.stats.elimination import welch_two_sided
 from suite.store import schema
 
 SB3 = "sb3"
@@ -284,10 +283,6 @@ def _against(step: dict, base: dict, base_key: str) -> str:
     return compared(values, base_values, f"`{base_key}`")
 
 
-def _known(value: float | None) -> bool:
-    return value is not None and not math.isnan(value)
-
-
 def compared(values: list[float], base: list[float], base_name: str) -> str:
     """How ``values`` (one per seed) differ from ``base``'s, with a two-sided Welch p."""
     a, b = np.asarray(values, float), np.asarray(base, float)
@@ -296,12 +291,14 @@ def compared(values: list[float], base: list[float], base_name: str) -> str:
     if np.ptp(a) == 0 and np.ptp(b) == 0:  # Welch's t is undefined without spread
         same = a[0] == b[0]
         return f"{'the same as' if same else 'differs from'} {base_name} on every seed"
-    with warnings.catch_warnings():  # one flat side: scipy warns, and its p is still right
-        warnings.simplefilter("ignore", RuntimeWarning)
-        p_value = stats.ttest_ind(a, b, equal_var=False).pvalue
+    p_value = welch_two_sided(a, b, min_seeds=2)
     side = "above" if a.mean() > b.mean() else "below"
     return f"mean {side} {base_name}'s, p = {p_value:.2g}"
 
 
-def _number(value: float) -> str:
-    return "n/a" if value is None or np.isnan(value) else f"{value:,.0f}"
+def _known(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
+
+
+def _number(value: float | None) -> str:
+    return f"{value:,.0f}" if _known(value) else "n/a"
