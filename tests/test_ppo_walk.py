@@ -17,10 +17,14 @@ def appo_config(walk: ppo_walk.Walk, key: str) -> dict:
     return to_serializable(resolve(config_name, {}, parse_overrides(step.sets)))
 
 
+def changed_keys(config: dict, other: dict) -> set[str]:
+    return {key for key in config.keys() | other.keys() if config.get(key) != other.get(key)}
+
+
 def test_cartpoles_appo_steps_differ_in_lr_and_the_clip_schedule_only():
     constant = appo_config(ppo_walk.CARTPOLE, "suite-constant")
     linear = appo_config(ppo_walk.CARTPOLE, "suite-linear")
-    differing = {key for key in constant.keys() | linear.keys() if constant[key] != linear[key]}
+    differing = changed_keys(constant, linear)
     assert differing == {"lr", "learner_config_dict"}
     assert constant["lr"] == 0.001
     assert constant["learner_config_dict"]["clip_param_schedule"] is None
@@ -32,9 +36,7 @@ def test_cartpoles_appo_steps_differ_in_lr_and_the_clip_schedule_only():
 def test_cartpoles_normalized_step_adds_advantage_normalisation_only():
     constant = appo_config(ppo_walk.CARTPOLE, "suite-constant")
     normalized = appo_config(ppo_walk.CARTPOLE, "suite-constant-normalized")
-    differing = {
-        key for key in constant.keys() | normalized.keys() if constant[key] != normalized[key]
-    }
+    differing = changed_keys(constant, normalized)
     assert differing == {"learner_config_dict"}
     added = normalized["learner_config_dict"].items() - constant["learner_config_dict"].items()
     assert added == {("normalize_advantages", True)}
@@ -97,7 +99,7 @@ def test_the_rendered_walk_names_each_steps_base():
 def test_cartpoles_entropy_step_adds_the_entropy_bonus_only():
     ratio = appo_config(ppo_walk.CARTPOLE, "suite-constant-ppo-ratio")
     entropy = appo_config(ppo_walk.CARTPOLE, "suite-ppo-ratio-entropy")
-    differing = {key for key in ratio.keys() | entropy.keys() if ratio[key] != entropy[key]}
+    differing = changed_keys(ratio, entropy)
     assert differing == {"entropy_coeff"}
     assert (ratio["entropy_coeff"], entropy["entropy_coeff"]) == (0.0, 0.01)
 
@@ -112,7 +114,7 @@ def test_a_seed_without_a_return_at_the_mark_is_left_out_of_the_comparison():
 def test_cartpoles_lag_step_changes_the_broadcast_interval_and_the_buffers_capacity_only():
     ratio = appo_config(ppo_walk.CARTPOLE, "suite-constant-ppo-ratio")
     lag = appo_config(ppo_walk.CARTPOLE, "suite-ppo-ratio-lag")
-    differing = {key for key in ratio.keys() | lag.keys() if ratio[key] != lag[key]}
+    differing = changed_keys(ratio, lag)
     assert differing == {"broadcast_interval", "circular_buffer_num_batches"}
     assert (lag["broadcast_interval"], lag["circular_buffer_num_batches"]) == (2, 2)
     assert lag["circular_buffer_iterations_per_batch"] == 1  # K=1: no drop while B <= N
