@@ -316,7 +316,20 @@ def test_a_fixed_return_target_needs_the_iqm_itself_not_a_ci_that_reaches_it():
     assert peers._met(target, there, {}) is True
 
 
-def test_the_minatar_row_runs_each_side_in_a_folder_of_its_env(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    ("peer_envs", "config", "folder"),
+    [
+        (peers.MINATAR_PEER_ENVS, "minatar_breakout", "MinAtar-Breakout-v1"),
+        (
+            peers.MINATAR_SPACE_INVADERS_PEER_ENVS,
+            "minatar_space_invaders",
+            "MinAtar-SpaceInvaders-v1",
+        ),
+    ],
+)
+def test_a_minatar_row_runs_each_side_in_a_folder_of_its_env(
+    monkeypatch, tmp_path, peer_envs, config, folder
+):
     seen = []
 
     def fake_side(peer, side, seed, folder, quick):
@@ -328,9 +341,9 @@ def test_the_minatar_row_runs_each_side_in_a_folder_of_its_env(monkeypatch, tmp_
     monkeypatch.setattr(peers, "run_side", fake_side)
     # the tests install the dev extra, not bench: the peer's versions are the bench row's to read
     monkeypatch.setattr(peers, "peer_versions", lambda: {"stable-baselines3": "x", "rl_zoo3": "y"})
-    data = peers.measure(True, peer_envs=peers.MINATAR_PEER_ENVS)
-    assert [side for side, _ in seen] == [peers.SB3, "minatar_breakout"]
-    assert seen[0][1].name == "MinAtar-Breakout-v1"  # rl-zoo3's name for it, no subfolder
-    assert set(data["envs"]) == {"MinAtar/Breakout-v1"}
+    data = peers.measure(True, peer_envs=peer_envs)
+    assert [side for side, _ in seen] == [peers.SB3, config]
+    assert seen[0][1].name == folder  # rl-zoo3's name for it, no subfolder
+    assert set(data["envs"]) == {peer_envs[0].env}
     text = "\n".join(peers.render(data))
     assert "rl-zoo3 has no MinAtar entry" in text

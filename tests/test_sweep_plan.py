@@ -250,6 +250,20 @@ def test_a_config_without_a_bench_row_is_estimated_from_its_committed_example_st
     assert estimate.seconds == pytest.approx(TRIAL_STARTUP_S + 100_000 / median.median())
 
 
+def test_a_search_base_is_estimated_from_its_own_trials_in_the_search_store_not_its_picks():
+    import pandas as pd
+
+    from suite.sweep.planning.estimate import MEASURED_STEPS_PER_S
+
+    where = MEASURED_STEPS_PER_S["minatar_space_invaders_base"]
+    trials = pd.read_parquet(where.path)
+    assert trials["suggestion"].nunique() > 1  # the picks share the base's config_name
+    base = trials.loc[trials["suggestion"] == 0, "mean_env_steps_per_s"].median()
+    assert measured_steps_per_s("minatar_space_invaders_base") == pytest.approx(base)
+    assert base != pytest.approx(trials["mean_env_steps_per_s"].median())
+    assert "suggestion 0" in where.describe()
+
+
 def test_env_steps_option_replaces_the_budgets_steps_in_the_plan(capsys):
     from suite.sweep.driver.cli import main
 

@@ -211,6 +211,12 @@ def _peers_minatar(options: MeasureOptions) -> dict:
     return peers.measure(options.quick, peer_envs=peers.MINATAR_PEER_ENVS)
 
 
+def _peers_minatar_space_invaders(options: MeasureOptions) -> dict:
+    from suite.bench import peers
+
+    return peers.measure(options.quick, peer_envs=peers.MINATAR_SPACE_INVADERS_PEER_ENVS)
+
+
 def _setup(options: MeasureOptions) -> dict:
     from suite.bench import setup_time  # sweeps in their own processes, each with its own Ray
 
@@ -365,6 +371,12 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk_cartpole,
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole",
+    ),
+    Row(
+        key="peers_minatar_space_invaders",
+        title="20. MinAtar Space Invaders: the suite's tuned config against SB3 PPO",
+        measure=_peers_minatar_space_invaders,
+        render=_render_peers,
     ),
 )
 

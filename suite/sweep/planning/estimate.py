@@ -17,10 +17,12 @@ from suite.store.files import read_parquet
 
 @dataclass(frozen=True)
 class StoreRate:
-    """A config's median env steps/s over its trials in a committed example store."""
+    """A config's median env steps/s over its trials in a committed example store; in a search's
+    store, over the trials of one ``suggestion`` (0: the config as it is, the search's base)."""
 
     folder: str  # below the repository
     config_name: str
+    suggestion: int | None = None
 
     @property
     def path(self) -> Path:
@@ -33,27 +35,39 @@ class StoreRate:
     def read(self) -> float | None:
         if not self.path.exists():
             return None
-        trials = read_parquet(self.path, columns=["config_name", "mean_env_steps_per_s"])
-        rates = trials.loc[trials["config_name"] == self.config_name, "mean_env_steps_per_s"]
-        return float(rates.median())
+        columns = ["config_name", "mean_env_steps_per_s"]
+        trials = read_parquet(self.path, columns=[*columns, *self._suggestion_column])
+        chosen = trials["config_name"] == self.config_name
+        if self.suggestion is not None:
+            chosen &= trials["suggestion"] == self.suggestion
+        return float(trials.loc[chosen, "mean_env_steps_per_s"].median())
+
+    @property
+    def _suggestion_column(self) -> list[str]:
+        return [] if self.suggestion is None else ["suggestion"]
 
     def describe(self) -> str:
-        return f"{self.folder}/{schema.TRIALS_FILE} (median env steps/s of {self.config_name})"
+        which = self.config_name
+        if self.suggestion is not None:
+            which += f", suggestion {self.suggestion}"
+        return f"{self.folder}/{schema.TRIALS_FILE} (median env steps/s of {which})"
 
 
 # Env steps/s of one trial with the config's own env runners, read from the benchmark records
 # ``python -m suite.bench`` writes (benchmarks/raw/<row>.json, rendered in benchmarks/RESULTS.md;
 # measured on 2 cores): cartpole_probed and cartpole_rllib from row 2 (median over its seeds;
 # cartpole_probed's settings measured as ``cartpole``, before the search's pick replaced them),
-# cartpole (the search's pick) from row 11's record of 2026-12-01, pendulum (the search's pick
-# under the suite's learner) and the PPO layouts from row 11, one trial each with their own CPUs,
-# pong and pong_rllib from row 3, pendulum_rllib from row 7 (measured as ``pendulum``, when it
-# had these settings), minatar_breakout from row 17. Breakout and SpaceInvaders share Pong's
-# rate: the ALE and the network cost the same per frame. minatar_breakout_base has no benchmark
-# row: its rate is the median of its trials in the committed MinAtar race, one trial at a time on
-# 2 cores. A config missing here, or whose record is missing or lacks it (a row not re-measured
-# since the config joined it), gets no estimate rather than a guess, and the estimate's source
-# names the record.
+# cartpole (the search's pick) from row 11's record of 2026-12-01, pendulum (the search's pick under
+# the suite's learner) and the PPO layouts from row 11, one trial each with their own CPUs, pong and
+# pong_rllib from row 3, pendulum_rllib from row 7 (measured as ``pendulum``, when it had these
+# settings), minatar_breakout from row 17, minatar_space_invaders from row 20. Breakout and
+# SpaceInvaders share Pong's rate: the ALE and the network cost the same per frame.
+# minatar_breakout_base has no benchmark row: its rate is the median of its trials in the committed
+# MinAtar race, one trial at a time on 2 cores; minatar_space_invaders_base's, of the base's own
+# held-out trials (suggestion 0) in the committed Space Invaders search, which ran its validation
+# one trial at a time too. A config missing here, or whose record is missing or lacks it (a row not
+# re-measured since the config joined it), gets no estimate rather than a guess, and the estimate's
+# source names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
     # The search pick as row 11 measured it before it moved to the PPO-layout configs: its
@@ -78,8 +92,15 @@ MEASURED_STEPS_PER_S = {
         "peers_minatar",
         "data.envs.MinAtar/Breakout-v1.sides.minatar_breakout.env_steps_per_s.median",
     ),
+    "minatar_space_invaders": RecordValue(
+        "peers_minatar_space_invaders",
+        "data.envs.MinAtar/SpaceInvaders-v1.sides.minatar_space_invaders.env_steps_per_s.median",
+    ),
     "minatar_breakout_base": StoreRate(
         "results/example-minatar_nk-laptop-race", "minatar_breakout_base"
+    ),
+    "minatar_space_invaders_base": StoreRate(
+        "results/example-minatar_search-laptop_space_invaders", "minatar_space_invaders_base", 0
     ),
 }
 MEASURED_ENV_RUNNERS = {"cartpole_rllib": 2, "pong_rllib": 2}  # the rest were measured with 1
