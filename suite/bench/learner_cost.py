@@ -9,7 +9,11 @@ torch thread, in this process, one side after another per repetition (ABC, CBA, 
   update of 10 epochs on the same fixed batch of real Pendulum episodes through RLlib's base
   ``Learner.update``, which is what APPO's learner thread calls;
 - SB3's PPO ``train()`` on a rollout buffer it filled itself (rl-zoo3's Pendulum settings without
-  gSDE, which APPO has no counterpart for).
+  gSDE, which APPO has no counterpart for; ``suite.bench.sb3_step``).
+
+SB3's update is also timed alone, first, in a fresh process that never imports RLlib, as
+rl-zoo3's users run it: in the row's process, beside RLlib's learners, the same update is
+slower, so both are printed.
 
 A step's cost is an update's wall time over the minibatch steps it took. For the breakdown,
 py-spy (a sampling profiler: it leaves the code as it is) samples three more updates per APPO
@@ -22,6 +26,7 @@ into a queue and the thread's ``get``).
 from __future__ import annotations
 
 import copy
+import json
 import os
 import queue
 import re
@@ -37,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from suite.bench.sb3_step import LAYOUT_KEYS, Sb3Side
 from suite.bench.summary import spread
 from suite.configs.ppo_layouts import PENDULUM as LAYOUT
 from suite.configs.resolve import resolve
@@ -148,44 +154,6 @@ class AppoSide:
         return time.perf_counter() - started, self.steps
 
 
-class Sb3Side:
-    """SB3's PPO in rl-zoo3's Pendulum settings (no gSDE), its rollout buffer filled once."""
-
-    def __init__(self):
-        from stable_baselines3 import PPO
-        from stable_baselines3.common.env_util import make_vec_env
-
-        layout = LAYOUT
-        envs = layout["num_envs_per_env_runner"]
-        self.model = PPO(
-            "MlpPolicy",
-            make_vec_env(ENV, n_envs=envs, seed=SEED),
-            n_steps=layout["train_batch_size_per_learner"] // envs,
-            batch_size=layout["minibatch_size"],
-            n_epochs=layout["num_epochs"],
-            learning_rate=layout["lr"],
-            gamma=layout["gamma"],
-            gae_lambda=layout["lambda"],
-            clip_range=layout["clip_param"],
-            max_grad_norm=layout["grad_clip"],
-            ent_coef=0.0,
-            seed=SEED,
-            device="cpu",
-        )
-        self.model.learn(total_timesteps=layout["train_batch_size_per_learner"])
-        self.steps = (
-            self.model.n_epochs
-            * self.model.rollout_buffer.buffer_size
-            * envs
-            // (self.model.batch_size)
-        )
-
-    def update(self) -> tuple[float, int]:
-        started = time.perf_counter()
-        self.model.train()
-        return time.perf_counter() - started, self.steps
-
-
 def handoff_s(repetitions: int = 200) -> float:
     """Median seconds from RLlib's ``_LearnerThread.enqueue`` to the learner thread's ``get``."""
     from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
@@ -269,11 +237,21 @@ def _is(frame: tuple[str, str], function: tuple[str, str]) -> bool:
     return path.endswith(function[0]) and name.rpartition(".")[2] == function[1]
 
 
+def sb3_alone_ms(repetitions: int) -> list[float]:
+    """SB3's milliseconds per minibatch step in a fresh process that never imports RLlib."""
+    layout = json.dumps({key: LAYOUT[key] for key in LAYOUT_KEYS})
+    command = [sys.executable, "-m", "suite.bench.sb3_step", layout, str(repetitions)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600, env=env)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def measure(repetitions: int = 5) -> dict:
+    alone_ms = sb3_alone_ms(repetitions)  # before this process starts anything of RLlib's
     torch.set_num_threads(1)
     episodes = sample_episodes(appo_config("rllib"))
     sides = {learner: AppoSide(learner, episodes) for learner in LEARNERS}
-    sides[SB3] = Sb3Side()
+    sides[SB3] = Sb3Side(LAYOUT)
     for side in sides.values():  # warm-up: first-call allocations, lazy imports
         side.update()
     per_step_ms: dict[str, list[float]] = {name: [] for name in SIDES}
@@ -294,6 +272,8 @@ def measure(repetitions: int = 5) -> dict:
         "steps_per_update": steps,
         "per_step_ms": {name: spread(values).as_dict() for name, values in per_step_ms.items()},
         "ratio_to_sb3": {name: medians[name] / medians[SB3] for name in LEARNERS},
+        "sb3_alone_ms": spread(alone_ms).as_dict(),
+        "ratio_to_sb3_alone": {name: medians[name] / float(np.median(alone_ms)) for name in SIDES},
         "suite_vs_rllib": medians["suite"] / medians["rllib"],
         "connector_ms_per_step": {
             name: 1000.0 * sides[name].connector_s / steps[name] for name in LEARNERS
@@ -337,6 +317,7 @@ def render(data: dict) -> list[str]:
             f"{found['median']:.2f} [{found['min']:.2f}, {found['max']:.2f}] | "
             f"{'1' if ratio is None else f'{ratio:.2f}'} |"
         )
+    lines += [*_alone_lines(data)]
     lines += [
         "",
         f"The suite's learner takes {data['suite_vs_rllib']:.2f}× RLlib's time per step. Outside "
@@ -359,6 +340,21 @@ def render(data: dict) -> list[str]:
         cells = " | ".join(f"{breakdown[name][part]:.2f}" for name in LEARNERS)
         lines.append(f"| {part} | {cells} |")
     return lines
+
+
+def _alone_lines(data: dict) -> list[str]:
+    """SB3 alone in a fresh process, against the sides measured in the row's process."""
+    if "sb3_alone_ms" not in data:  # a record from before the row measured it
+        return []
+    alone, ratios = data["sb3_alone_ms"], data["ratio_to_sb3_alone"]
+    return [
+        "",
+        f"SB3 PPO alone, in a fresh process that never imports RLlib (as rl-zoo3 runs it), "
+        f"{data['repetitions']} updates: {alone['median']:.2f} ms per minibatch step "
+        f"[{alone['min']:.2f}, {alone['max']:.2f}]. Against it, RLlib's APPO learner takes "
+        f"{ratios['rllib']:.2f}×, the suite's learner {ratios['suite']:.2f}×, and SB3's PPO in "
+        f"the row's process, beside RLlib, {ratios[SB3]:.2f}×.",
+    ]
 
 
 _SIDE_LABELS = {"rllib": "RLlib's APPO learner", "suite": "the suite's learner", SB3: "SB3 PPO"}
