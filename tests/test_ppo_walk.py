@@ -1,4 +1,4 @@
-"""The walks of rows 13 and 19: each step differs from its neighbour in what its label says."""
+"""The walks of rows 13, 19 and 21: each step differs from its neighbour in what its label says."""
 
 from __future__ import annotations
 
@@ -49,13 +49,13 @@ def test_cartpoles_sb3_steps_differ_in_the_replaced_schedules_only():
     assert (shipped.conf_file, shipped.gym_packages) == (constant.conf_file, constant.gym_packages)
 
 
-@pytest.mark.parametrize("walk", [ppo_walk.PENDULUM, ppo_walk.CARTPOLE])
+@pytest.mark.parametrize("walk", ppo_walk.WALKS)
 def test_every_walk_runs_its_sweeps_walk_budget_past_its_mark(walk):
     budget = load_sweep(walk.sweep).budget(ppo_walk.BUDGET)
     assert budget.env_steps == walk.run_env_steps >= walk.mark
 
 
-@pytest.mark.parametrize("walk", [ppo_walk.PENDULUM, ppo_walk.CARTPOLE])
+@pytest.mark.parametrize("walk", ppo_walk.WALKS)
 def test_every_base_is_an_earlier_step_on_the_same_side(walk):
     earlier: dict[str, ppo_walk.Step] = {}
     for step in walk.steps:
@@ -118,3 +118,20 @@ def test_cartpoles_lag_step_changes_the_broadcast_interval_and_the_buffers_capac
     assert differing == {"broadcast_interval", "circular_buffer_num_batches"}
     assert (lag["broadcast_interval"], lag["circular_buffer_num_batches"]) == (2, 2)
     assert lag["circular_buffer_iterations_per_batch"] == 1  # K=1: no drop while B <= N
+
+
+@pytest.mark.parametrize("key", ["suite-16envs", "suite-32envs"])
+def test_the_sampler_walks_steps_change_the_envs_per_env_runner_only(key):
+    base = appo_config(ppo_walk.PENDULUM_SAMPLER, "suite-4envs")
+    more = appo_config(ppo_walk.PENDULUM_SAMPLER, key)
+    assert changed_keys(base, more) == {"num_envs_per_env_runner"}
+    assert base["num_envs_per_env_runner"] == 4  # rl-zoo3's
+    assert more["_train_batch_size_per_learner"] == base["_train_batch_size_per_learner"] == 4096
+
+
+def test_a_record_is_rendered_with_the_bases_of_its_own_walk_of_two_on_one_env():
+    walk = ppo_walk.PENDULUM_SAMPLER
+    assert walk.env == ppo_walk.PENDULUM.env
+    data = {"walk": walk.runs_dir.name, "env": walk.env}
+    assert ppo_walk.walk_of(data) is walk
+    assert ppo_walk.walk_of({"env": walk.env}) is ppo_walk.PENDULUM  # a record from before

@@ -175,6 +175,41 @@ CARTPOLE = Walk(
 )
 
 
+# Row 21: how many envs per env runner. RLlib's env runner pays its connectors and a round trip
+# per sample call and per vector step, so in rl-zoo3's 4-env layout its learner waits for batches
+# (benchmarks/probes/sampler_layout.py). Same batches, same seeds as the walk above; more envs
+# means fewer steps per env in each batch. rollout_fragment_length cannot grow instead: RLlib
+# requires the 64-sample minibatch to be a multiple of it.
+PENDULUM_SAMPLER = Walk(
+    env="Pendulum-v1",
+    sweep="sweeps/pendulum_ppo_layout.py",
+    sweep_name="pendulum_ppo_layout",
+    mark=100_000,
+    run_env_steps=100_000,
+    threshold=-250.0,
+    first_seed=7,
+    steps=(
+        Step(
+            "suite-4envs", "APPO in rl-zoo3's layout (pendulum_ppo_layout), 4 envs per env runner"
+        ),
+        Step(
+            "suite-16envs",
+            "... 16 envs per env runner (256 steps per env in each 4,096-step batch)",
+            ("num_envs_per_env_runner=16",),
+            base="suite-4envs",
+        ),
+        Step(
+            "suite-32envs",
+            "... 32 envs per env runner (128 steps per env in each batch)",
+            ("num_envs_per_env_runner=32",),
+            base="suite-4envs",
+        ),
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_sampler",
+)
+WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER)
+
+
 def measure(quick: bool, walk: Walk = PENDULUM) -> dict:
     seeds = list(range(walk.first_seed, walk.first_seed + (1 if quick else walk.seeds)))
     runs = [(step, seed) for step in walk.steps for seed in seeds]
@@ -186,6 +221,7 @@ def measure(quick: bool, walk: Walk = PENDULUM) -> dict:
         print(f"  {step.key} seed {seed}: {curve.return_at(walk.mark):.0f}", flush=True)
     return {
         "quick": quick,
+        "walk": walk.runs_dir.name,
         "env": walk.env,
         "mark": walk.mark,
         "threshold": walk.threshold,
@@ -244,7 +280,7 @@ def summary(curves: dict[int, ReturnCurve], walk: Walk) -> dict:
 
 def render(data: dict) -> list[str]:
     seeds = data["seeds"]
-    bases = {step.key: step.base for step in walk_of(data["env"]).steps}
+    bases = {step.key: step.base for step in walk_of(data).steps}
     lines = [
         f"{data['env']}, seeds {seeds[0]}-{seeds[-1]}, one run at a time in a shuffled order; "
         f"return: the 20-episode mean at {data['mark']:,} env steps; seconds: the run's own, "
@@ -268,8 +304,12 @@ def render(data: dict) -> list[str]:
     return lines
 
 
-def walk_of(env: str) -> Walk:
-    return next(walk for walk in (PENDULUM, CARTPOLE) if walk.env == env)
+def walk_of(data: dict) -> Walk:
+    """The walk a record was measured on: by its runs' folder, or by its env for a record from
+    before there was more than one walk per env."""
+    if "walk" in data:
+        return next(walk for walk in WALKS if walk.runs_dir.name == data["walk"])
+    return next(walk for walk in WALKS if walk.env == data["env"])
 
 
 def _against(step: dict, base: dict, base_key: str) -> str:

@@ -157,6 +157,12 @@ def _ppo_walk_cartpole(options: MeasureOptions) -> dict:
     return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE)
 
 
+def _ppo_walk_sampler(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_SAMPLER)
+
+
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     from suite.bench import ppo_walk
 
@@ -377,6 +383,13 @@ ROWS: tuple[Row, ...] = (
         title="20. MinAtar Space Invaders: the suite's tuned config against SB3 PPO",
         measure=_peers_minatar_space_invaders,
         render=_render_peers,
+    ),
+    Row(
+        key="ppo_walk_sampler",
+        title="21. Pendulum in PPO's layout: how many envs per env runner",
+        measure=_ppo_walk_sampler,
+        render=_render_ppo_walk,
+        notes="ppo_walk_sampler",
     ),
 )
 
