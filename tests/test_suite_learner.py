@@ -19,6 +19,7 @@ from ray.rllib.algorithms.appo.torch import appo_torch_learner
 from ray.rllib.algorithms.impala.torch.vtrace_torch_v2 import make_time_major, vtrace_torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.learner.learner import ENTROPY_KEY, POLICY_LOSS_KEY, VF_LOSS_KEY, Learner
+from ray.rllib.core.learner.torch.torch_learner import TorchLearner
 from ray.rllib.core.learner.training_data import TrainingData
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.policy.sample_batch import DEFAULT_POLICY_ID, SampleBatch
@@ -459,3 +460,46 @@ def test_ppos_ratio_is_the_loss_with_the_target_network_replaced_by_the_behaviou
     as_behaviour = SampleBatch(dict(rows) | {TARGET_LOGP: rows[Columns.ACTION_LOGP].clone()})
     torch.testing.assert_close(loss_on_rows(ppo, rows), loss_on_rows(impact, as_behaviour))
     assert not torch.allclose(loss_on_rows(impact, rows), loss_on_rows(impact, as_behaviour))
+
+
+# --- one finiteness check per minibatch, on the global norm -------------------------------------
+
+
+def suite_loss_and_gradients(suite, episodes):
+    batch = batch_of(suite, episodes).policy_batches[MID]
+    rows = SampleBatch(suite._rows_with_targets(MID, batch))
+    config = suite.config.get_config_for_module(MID)
+    loss = suite.compute_loss_for_module(
+        module_id=MID, config=config, batch=rows, fwd_out=suite.module[MID].forward_train(rows)
+    )
+    return suite.compute_gradients({MID: loss})
+
+
+def test_finite_gradients_step_without_rllibs_per_parameter_checks(chunked_episodes, monkeypatch):
+    _, suite = built_learners()
+    grads = suite.postprocess_gradients(suite_loss_and_gradients(suite, chunked_episodes))
+
+    def per_parameter_checks(self, gradients_dict):
+        raise AssertionError("RLlib's apply_gradients ran")
+
+    monkeypatch.setattr(TorchLearner, "apply_gradients", per_parameter_checks)
+    before = {name: param.detach().clone() for name, param in suite.module[MID].named_parameters()}
+    suite.apply_gradients(grads)
+    moved = [
+        name
+        for name, param in suite.module[MID].named_parameters()
+        if not torch.equal(param, before[name])
+    ]
+    assert moved  # Adam stepped (test_one_update_... checks it steps as RLlib's does)
+
+
+def test_a_minibatch_with_a_non_finite_gradient_moves_no_weight(chunked_episodes):
+    """Its global norm is NaN, so clipping makes every gradient NaN and RLlib's own handling
+    (the fallback) zeroes them: the weights stay where they were (a fresh Adam, no momentum)."""
+    _, suite = built_learners()
+    grads = suite_loss_and_gradients(suite, chunked_episodes)
+    next(grad for grad in grads.values() if grad is not None).view(-1)[0] = float("nan")
+    before = {name: param.detach().clone() for name, param in suite.module[MID].named_parameters()}
+    suite.apply_gradients(suite.postprocess_gradients(grads))
+    for name, param in suite.module[MID].named_parameters():
+        torch.testing.assert_close(param, before[name], msg=name)

@@ -11,9 +11,9 @@ torch thread, in this process, one side after another per repetition (ABC, CBA, 
 - SB3's PPO ``train()`` on a rollout buffer it filled itself (rl-zoo3's Pendulum settings without
   gSDE, which APPO has no counterpart for; ``suite.bench.sb3_step``).
 
-SB3's update is also timed alone, first, in a fresh process that never imports RLlib, as
-rl-zoo3's users run it: in the row's process, beside RLlib's learners, the same update is
-slower, so both are printed.
+SB3's update is also timed alone, in a fresh process per update that never imports RLlib (as
+rl-zoo3's users run it), taking its turn among the sides: in the row's process, beside RLlib's
+learners, the same update is slower, so both are printed.
 
 A step's cost is an update's wall time over the minibatch steps it took. For the breakdown,
 py-spy (a sampling profiler: it leaves the code as it is) samples three more updates per APPO
@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,11 @@ CONFIG = "pendulum_ppo_layout"
 ENV = "Pendulum-v1"
 LEARNERS = ("rllib", "suite")
 SB3 = "sb3"
-SIDES = (*LEARNERS, SB3)
+SB3_ALONE = "sb3_alone"
+# The suite's learner as it was before it checked finiteness once per minibatch: RLlib's
+# apply_gradients (two checks per parameter), the change's "before", side by side.
+SUITE_RLLIB_CHECKS = "suite_rllib_checks"
+SIDES = (*LEARNERS, SUITE_RLLIB_CHECKS, SB3, SB3_ALONE)
 SEED = 0
 # Where an APPO learner's update spends its time: label -> the functions (path suffix, name)
 # whose samples count for it. A sample counts for the innermost listed frame on its stack, so the
@@ -72,7 +77,10 @@ BREAKDOWN = {
     ],
     "backward": [("core/learner/torch/torch_learner.py", "compute_gradients")],
     "gradient clipping": [("core/learner/learner.py", "postprocess_gradients")],
-    "optimizer (incl. finite checks)": [("core/learner/torch/torch_learner.py", "apply_gradients")],
+    "optimizer (incl. finite checks)": [
+        ("core/learner/torch/torch_learner.py", "apply_gradients"),
+        ("suite/learner/appo.py", "apply_gradients"),
+    ],
     "metrics logging": [
         ("utils/metrics/metrics_logger.py", "log_dict"),
         ("utils/metrics/metrics_logger.py", "log_value"),
@@ -237,21 +245,35 @@ def _is(frame: tuple[str, str], function: tuple[str, str]) -> bool:
     return path.endswith(function[0]) and name.rpartition(".")[2] == function[1]
 
 
-def sb3_alone_ms(repetitions: int) -> list[float]:
-    """SB3's milliseconds per minibatch step in a fresh process that never imports RLlib."""
-    layout = json.dumps({key: LAYOUT[key] for key in LAYOUT_KEYS})
-    command = [sys.executable, "-m", "suite.bench.sb3_step", layout, str(repetitions)]
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600, env=env)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def with_rllibs_finite_checks(side: AppoSide) -> AppoSide:
+    from ray.rllib.core.learner.torch.torch_learner import TorchLearner
+
+    side.learner.apply_gradients = types.MethodType(TorchLearner.apply_gradients, side.learner)
+    return side
+
+
+class Sb3AloneSide:
+    """SB3's update in a fresh process that never imports RLlib, one process per update, so that
+    it takes its turn among the sides like the others (``suite.bench.sb3_step``)."""
+
+    def update(self) -> tuple[float, int]:
+        layout = json.dumps({key: LAYOUT[key] for key in LAYOUT_KEYS})
+        command = [sys.executable, "-m", "suite.bench.sb3_step", layout]
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        done = subprocess.run(
+            command, capture_output=True, text=True, check=True, timeout=300, env=env
+        )
+        timed = json.loads(done.stdout.strip().splitlines()[-1])
+        return timed["seconds"], timed["steps"]
 
 
 def measure(repetitions: int = 5) -> dict:
-    alone_ms = sb3_alone_ms(repetitions)  # before this process starts anything of RLlib's
     torch.set_num_threads(1)
     episodes = sample_episodes(appo_config("rllib"))
     sides = {learner: AppoSide(learner, episodes) for learner in LEARNERS}
+    sides[SUITE_RLLIB_CHECKS] = with_rllibs_finite_checks(AppoSide("suite", episodes))
     sides[SB3] = Sb3Side(LAYOUT)
+    sides[SB3_ALONE] = Sb3AloneSide()
     for side in sides.values():  # warm-up: first-call allocations, lazy imports
         side.update()
     per_step_ms: dict[str, list[float]] = {name: [] for name in SIDES}
@@ -271,9 +293,8 @@ def measure(repetitions: int = 5) -> dict:
         "order": order,
         "steps_per_update": steps,
         "per_step_ms": {name: spread(values).as_dict() for name, values in per_step_ms.items()},
-        "ratio_to_sb3": {name: medians[name] / medians[SB3] for name in LEARNERS},
-        "sb3_alone_ms": spread(alone_ms).as_dict(),
-        "ratio_to_sb3_alone": {name: medians[name] / float(np.median(alone_ms)) for name in SIDES},
+        "ratio_to_sb3": {name: medians[name] / medians[SB3] for name in SIDES},
+        "ratio_to_sb3_alone": {name: medians[name] / medians[SB3_ALONE] for name in SIDES},
         "suite_vs_rllib": medians["suite"] / medians["rllib"],
         "connector_ms_per_step": {
             name: 1000.0 * sides[name].connector_s / steps[name] for name in LEARNERS
@@ -304,20 +325,21 @@ def render(data: dict) -> list[str]:
         f"batches, {layout['minibatch_size']}-sample minibatches, {layout['num_epochs']} epochs, "
         f"separate {'x'.join(map(str, layout['model.fcnet_hiddens']))} "
         f"{layout['model.fcnet_activation']} networks, {data['torch_threads']} torch thread; "
-        f"{data['repetitions']} updates per side, interleaved (ABC, CBA, ...), after a warm-up.",
+        f"{data['repetitions']} updates per side, interleaved (ABCDE, EDCBA, ...), after a "
+        "warm-up. SB3 alone is SB3 as rl-zoo3 runs it; beside RLlib's learners the same update "
+        "is slower.",
         "",
-        "| side | minibatch steps per update | ms per minibatch step (median [min, max]) | × SB3 |",
-        "|---|---|---|---|",
+        "| side | minibatch steps per update | ms per minibatch step (median [min, max]) | "
+        "× SB3 | × SB3 alone |",
+        "|---|---|---|---|---|",
     ]
     for name in SIDES:
         found = data["per_step_ms"][name]
-        ratio = data["ratio_to_sb3"].get(name)
         lines.append(
             f"| {_SIDE_LABELS[name]} | {data['steps_per_update'][name]} | "
             f"{found['median']:.2f} [{found['min']:.2f}, {found['max']:.2f}] | "
-            f"{'1' if ratio is None else f'{ratio:.2f}'} |"
+            f"{data['ratio_to_sb3'][name]:.2f} | {data['ratio_to_sb3_alone'][name]:.2f} |"
         )
-    lines += [*_alone_lines(data)]
     lines += [
         "",
         f"The suite's learner takes {data['suite_vs_rllib']:.2f}× RLlib's time per step. Outside "
@@ -342,19 +364,10 @@ def render(data: dict) -> list[str]:
     return lines
 
 
-def _alone_lines(data: dict) -> list[str]:
-    """SB3 alone in a fresh process, against the sides measured in the row's process."""
-    if "sb3_alone_ms" not in data:  # a record from before the row measured it
-        return []
-    alone, ratios = data["sb3_alone_ms"], data["ratio_to_sb3_alone"]
-    return [
-        "",
-        f"SB3 PPO alone, in a fresh process that never imports RLlib (as rl-zoo3 runs it), "
-        f"{data['repetitions']} updates: {alone['median']:.2f} ms per minibatch step "
-        f"[{alone['min']:.2f}, {alone['max']:.2f}]. Against it, RLlib's APPO learner takes "
-        f"{ratios['rllib']:.2f}×, the suite's learner {ratios['suite']:.2f}×, and SB3's PPO in "
-        f"the row's process, beside RLlib, {ratios[SB3]:.2f}×.",
-    ]
-
-
-_SIDE_LABELS = {"rllib": "RLlib's APPO learner", "suite": "the suite's learner", SB3: "SB3 PPO"}
+_SIDE_LABELS = {
+    "rllib": "RLlib's APPO learner",
+    "suite": "the suite's learner",
+    SUITE_RLLIB_CHECKS: "the suite's learner with RLlib's per-parameter finite checks (before)",
+    SB3: "SB3 PPO, in this process (beside RLlib)",
+    SB3_ALONE: "SB3 PPO alone, a fresh process per update that never imports RLlib",
+}

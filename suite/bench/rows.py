@@ -136,7 +136,7 @@ def _peers(options: MeasureOptions) -> dict:
 def _learner_cost(options: MeasureOptions) -> dict:
     from suite.bench import learner_cost  # no Ray: the learners update in this process
 
-    return learner_cost.measure(repetitions=1 if options.quick else 5)
+    return learner_cost.measure(repetitions=1 if options.quick else 7)
 
 
 def _render_learner_cost(data: dict, notes: Notes) -> list[str]:

@@ -1,9 +1,8 @@
 """SB3's PPO update in rl-zoo3's Pendulum layout, timed per minibatch step: row 12's SB3 sides.
 
 ``Sb3Side`` runs in row 12's own process, beside RLlib's learners. ``python -m
-suite.bench.sb3_step LAYOUT_JSON REPETITIONS`` times the same update alone, in a fresh process
-that never imports RLlib, as rl-zoo3's users run SB3; it prints the milliseconds per minibatch
-step of each update as JSON.
+suite.bench.sb3_step LAYOUT_JSON`` times one update alone, in a fresh process that never imports
+RLlib, as rl-zoo3's users run SB3, and prints its seconds and minibatch steps as JSON.
 """
 
 from __future__ import annotations
@@ -67,14 +66,14 @@ class Sb3Side:
         return time.perf_counter() - started, self.steps
 
 
-def alone(layout: dict, repetitions: int) -> list[float]:
-    """Milliseconds per minibatch step of ``repetitions`` updates, after a warm-up one."""
+def time_one_update(layout: dict) -> dict:
+    """One update's seconds and minibatch steps, after a warm-up update."""
     torch.set_num_threads(1)
     side = Sb3Side(layout)
     side.update()
-    updates = [side.update() for _ in range(repetitions)]
-    return [1000.0 * seconds / steps for seconds, steps in updates]
+    seconds, steps = side.update()
+    return {"seconds": seconds, "steps": steps}
 
 
 if __name__ == "__main__":
-    print(json.dumps(alone(json.loads(sys.argv[1]), int(sys.argv[2]))))
+    print(json.dumps(time_one_update(json.loads(sys.argv[1]))))

@@ -13,6 +13,8 @@ RLlib's own hook (``config.learners(learner_class=...)``, the suite setting ``le
   index (``suite.learner.minibatches``; ``shuffle_batch_per_epoch`` permutes them per epoch);
 - logs the loss statistics once per update (the last minibatch's, which is all RLlib's
   ``window=1`` keeps), and clips the gradients' global norm with one ``foreach`` norm;
+- checks that the gradients are finite once per minibatch, on that norm, where RLlib checks each
+  parameter's gradient twice (once before the optimizer step, once to allow it);
 - uses Adam's ``foreach`` kernel (its learning rate a Python float, scheduled or not);
 - reads a schedule for the surrogate's clip (``learner_config_dict["clip_param_schedule"]``,
   ``[[env_steps, clip], ...]`` as RLlib's ``lr`` schedules, interpolated linearly, over the same
@@ -35,7 +37,10 @@ on each minibatch; its targets follow whole episode chunks, bootstrapped from th
 state (RLlib's carry the bootstrap row's TD error into the chunk's last step and, on a
 minibatch, bootstrap its last row from its first); its traces are scaled by the config's
 ``lambda_`` (RLlib 2.60 reads none); and minibatches hold only real rows, so an epoch is
-``ceil(real rows / minibatch_size)`` minibatches.
+``ceil(real rows / minibatch_size)`` minibatches. A minibatch with a NaN or infinite gradient
+moves no weight by its gradients (beyond Adam's momentum): its global norm is then not finite
+(RLlib's reads a NaN tensor norm as 0), clipping turns every gradient into NaN, and RLlib's own
+handling zeroes them, where RLlib's learner zeroes only the entries that are not finite.
 """
 
 from __future__ import annotations
@@ -88,6 +93,7 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
         seed = int(self.config.seed or 0) + learner_rank(self)
         self._minibatch_generator = torch.Generator().manual_seed(seed)
         self._scheduled_clip: float | None = None  # None: each module's config.clip_param
+        self._global_norms: dict[str, torch.Tensor] = {}  # this minibatch's, per module
 
     def before_gradient_based_update(self, *, timesteps) -> None:
         super().before_gradient_based_update(timesteps=timesteps)
@@ -256,7 +262,29 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
             grad.mul_(scale)
         name = optimizers[0][0]
         self._keep_minibatch_metrics(module_id, {f"gradients_{name}_global_norm": norm})
+        self._global_norms[module_id] = norm
         return dict(module_gradients_dict)
+
+    def apply_gradients(self, gradients_dict) -> None:
+        """RLlib's, with one finiteness check per minibatch instead of two per parameter: a
+        global norm is finite only when every gradient it sums is. Anything else (a module
+        clipped another way, a non-finite norm, lr schedulers, grad scalers) goes RLlib's way,
+        which zeroes non-finite gradients and warns."""
+        norms, self._global_norms = self._global_norms, {}
+        if not self._all_finite_by_norm(norms):
+            return super().apply_gradients(gradients_dict)
+        for param_ref, grad in gradients_dict.items():
+            self._params[param_ref].grad = grad
+        for module_id, optimizer_names in self._module_optimizers.items():
+            for optimizer_name in optimizer_names:
+                self.get_optimizer(module_id, optimizer_name).step()
+
+    def _all_finite_by_norm(self, norms: dict[str, torch.Tensor]) -> bool:
+        if self._lr_scheduler_classes is not None or self._grad_scalers is not None:
+            return False
+        if set(norms) != set(self._module_optimizers):
+            return False
+        return bool(torch.isfinite(torch.stack(list(norms.values()))).all())
 
     def _keep_minibatch_metrics(self, module_id: str, metrics: dict) -> None:
         for key, value in metrics.items():
