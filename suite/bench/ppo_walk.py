@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -180,14 +180,8 @@ CARTPOLE = Walk(
 # (benchmarks/probes/sampler_layout.py). Same batches, same seeds as the walk above; more envs
 # means fewer steps per env in each batch. rollout_fragment_length cannot grow instead: RLlib
 # requires the 64-sample minibatch to be a multiple of it.
-PENDULUM_SAMPLER = Walk(
-    env="Pendulum-v1",
-    sweep="sweeps/pendulum_ppo_layout.py",
-    sweep_name="pendulum_ppo_layout",
-    mark=100_000,
-    run_env_steps=100_000,
-    threshold=-250.0,
-    first_seed=7,
+PENDULUM_SAMPLER = replace(
+    PENDULUM,
     steps=(
         Step(
             "suite-4envs", "APPO in rl-zoo3's layout (pendulum_ppo_layout), 4 envs per env runner"
