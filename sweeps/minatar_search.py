@@ -16,10 +16,8 @@ from suite.sweep.spec import Budget, Sweep
 
 
 # Suggestions for 12 minutes, then the validation (40 trials, uncapped), which takes most of the
-# time: Breakout's search took 72 minutes (results/example-minatar_search-laptop/run.json), about 60
-# of them for the validation, and Space Invaders' 77
-# (results/example-minatar_search-laptop_space_invaders/run.json). The base config alone on both
-# cores samples its 100k steps in about 20 s after its set-up
+# time: each search's run.json (results/example-minatar_search-laptop*/) holds its start and end.
+# The base config alone on both cores samples its 100k steps in about 20 s after its set-up
 # (results/example-minatar_nk-laptop-race); 60 s is the cap. At 100k steps the base config's
 # Breakout return is about 1 to 1.5 (random play: about 0.5), and no-reuse cells were already 0.5
 # below reusing ones at 3 seeds there. Space Invaders runs the same budget.

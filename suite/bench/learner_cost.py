@@ -43,13 +43,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from suite.bench.sb3_step import LAYOUT_KEYS, Sb3Side
+from suite.bench.sb3_step import ENV, LAYOUT_KEYS, SEED, Sb3Side
 from suite.bench.summary import spread
 from suite.configs.ppo_layouts import PENDULUM as LAYOUT
 from suite.configs.resolve import resolve
 
 CONFIG = "pendulum_ppo_layout"
-ENV = "Pendulum-v1"
 LEARNERS = ("rllib", "suite")
 SB3 = "sb3"
 SB3_ALONE = "sb3_alone"
@@ -57,7 +56,6 @@ SB3_ALONE = "sb3_alone"
 # apply_gradients (two checks per parameter), the change's "before", side by side.
 SUITE_RLLIB_CHECKS = "suite_rllib_checks"
 SIDES = (*LEARNERS, SUITE_RLLIB_CHECKS, SB3, SB3_ALONE)
-SEED = 0
 # Where an APPO learner's update spends its time: label -> the functions (path suffix, name)
 # whose samples count for it. A sample counts for the innermost listed frame on its stack, so the
 # loss's label gets only what its listed callees (V-trace, the target network) do not.
@@ -256,12 +254,14 @@ class Sb3AloneSide:
     """SB3's update in a fresh process that never imports RLlib, one process per update, so that
     it takes its turn among the sides like the others (``suite.bench.sb3_step``)."""
 
-    def update(self) -> tuple[float, int]:
+    def __init__(self):
         layout = json.dumps({key: LAYOUT[key] for key in LAYOUT_KEYS})
-        command = [sys.executable, "-m", "suite.bench.sb3_step", layout]
+        self.command = [sys.executable, "-m", "suite.bench.sb3_step", layout]
+
+    def update(self) -> tuple[float, int]:
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
         done = subprocess.run(
-            command, capture_output=True, text=True, check=True, timeout=300, env=env
+            self.command, capture_output=True, text=True, check=True, timeout=300, env=env
         )
         timed = json.loads(done.stdout.strip().splitlines()[-1])
         return timed["seconds"], timed["steps"]

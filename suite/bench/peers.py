@@ -187,7 +187,7 @@ def minatar_peer(env: str, config: str, threshold: float, marks: tuple[int, int]
         None,
         threshold=threshold,
         marks=marks,
-        run_env_steps=310_000,  # SB3 counts finished episodes only: a margin past the mark
+        run_env_steps=marks[-1] + 10_000,  # SB3 counts finished episodes only: past the mark
         quick_marks=(5_000,),
         quick_run_env_steps=10_000,
         targets=(

@@ -35,16 +35,12 @@ class StoreRate:
     def read(self) -> float | None:
         if not self.path.exists():
             return None
-        columns = ["config_name", "mean_env_steps_per_s"]
-        trials = read_parquet(self.path, columns=[*columns, *self._suggestion_column])
+        columns = ["config_name", "suggestion", "mean_env_steps_per_s"]
+        trials = read_parquet(self.path, columns=columns)
         chosen = trials["config_name"] == self.config_name
         if self.suggestion is not None:
             chosen &= trials["suggestion"] == self.suggestion
         return float(trials.loc[chosen, "mean_env_steps_per_s"].median())
-
-    @property
-    def _suggestion_column(self) -> list[str]:
-        return [] if self.suggestion is None else ["suggestion"]
 
     def describe(self) -> str:
         which = self.config_name
@@ -100,7 +96,9 @@ MEASURED_STEPS_PER_S = {
         "results/example-minatar_nk-laptop-race", "minatar_breakout_base"
     ),
     "minatar_space_invaders_base": StoreRate(
-        "results/example-minatar_search-laptop_space_invaders", "minatar_space_invaders_base", 0
+        "results/example-minatar_search-laptop_space_invaders",
+        "minatar_space_invaders_base",
+        schema.INCUMBENT,
     ),
 }
 MEASURED_ENV_RUNNERS = {"cartpole_rllib": 2, "pong_rllib": 2}  # the rest were measured with 1
