@@ -19,6 +19,7 @@ from suite.bench.fault_drills import process_alive, trial_results  # noqa: F401
 from suite.report import build
 from suite.store import schema
 from suite.store.files import read_parquet
+from suite.sweep.driver.runner import CHECKPOINT_EVERY_ITERATIONS as CHECKPOINT_EVERY
 
 REPO = Path(__file__).resolve().parents[1]
 # Trials that sample in their own process: no env runner processes to start (each a new Python
@@ -125,15 +126,28 @@ def kill_worker_under(
 
     Returns the trial, the iteration it had reached, and the monotonic time of the kill.
     """
+    found: dict[str, tuple[str, int] | None] = {}
 
-    def hit() -> str | None:
+    def hit() -> bool:
+        found["trial"] = None
         for trial_id, lines in trial_results(run_dir).items():
-            if len(lines) > 6 and picks(lines):
-                return trial_id
-        return None
+            if lines[-1]["training_iteration"] > CHECKPOINT_EVERY and picks(lines):
+                found["trial"] = trial_id, lines[-1]["training_iteration"]
+        return found["trial"] is not None
 
     wait_until(hit, sweep, timeout=150)
-    trial_id = hit()
-    reached = trial_results(run_dir)[trial_id][-1]["training_iteration"]
     cluster.kill_worker()
+    trial_id, reached = found["trial"]
     return trial_id, reached, time.monotonic()
+
+
+def checkpoints_a_retry_may_start_from(reached: int) -> set[int]:
+    """The iterations whose checkpoint a trial killed after its result ``reached`` may be retried
+    from. Tune writes an iteration's result before it saves that iteration's checkpoint, and only
+    then starts the next iteration: a kill right after a checkpoint iteration's result may beat
+    its save, and the retry starts from the checkpoint before. (A retry from 5 after a result at
+    10 failed CI once, when the test expected only 10.)"""
+    latest = reached // CHECKPOINT_EVERY * CHECKPOINT_EVERY
+    if reached == latest:
+        return {latest, latest - CHECKPOINT_EVERY}
+    return {latest}

@@ -16,6 +16,7 @@ import pytest
 from ray_cluster import start_head
 from sweep_process import (
     REPO,
+    checkpoints_a_retry_may_start_from,
     kill_worker_under,
     run_dirs,
     start_sweep,
@@ -31,7 +32,6 @@ from suite.sweep.driver.session import EXIT_INCOMPLETE
 pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(450)]
 
 SWEEP = "cannot_fit_drill"
-CHECKPOINT_EVERY = 5  # suite.sweep.driver.runner.CHECKPOINT_EVERY_ITERATIONS
 NODE_WAIT_S = 20
 
 
@@ -148,7 +148,8 @@ def test_a_retry_no_node_left_can_host_is_recorded_failed_and_resumed_later(
     assert run["status"] == "completed" and run["trials"] == {"TERMINATED": 2}, run
     trials = pd.read_parquet(run_dir / schema.TRIALS_FILE).set_index("trial_id")
     assert trials.loc[big, "error"] == "" and trials.loc[big, "env_steps"] >= 12_000
-    checkpoint = reached // CHECKPOINT_EVERY * CHECKPOINT_EVERY
     (failure,) = trials.loc[big, "failures"].splitlines()
-    assert failure.endswith(f"; retried from the checkpoint at iteration {checkpoint}"), failure
+    may_start_from = checkpoints_a_retry_may_start_from(reached)
+    resumed = int(failure.rpartition("; retried from the checkpoint at iteration ")[2])
+    assert resumed in may_start_from, (failure, may_start_from)
     _no_iteration_twice(run_dir)

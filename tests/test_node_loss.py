@@ -13,6 +13,7 @@ import pytest
 from ray_cluster import start_head
 from sweep_process import (
     REPO,
+    checkpoints_a_retry_may_start_from,
     kill_worker_under,
     run_dirs,
     start_sweep,
@@ -24,8 +25,6 @@ from suite.store import schema
 from suite.store.reader import load_run
 
 pytestmark = [pytest.mark.train, pytest.mark.cluster, pytest.mark.timeout(300)]
-
-CHECKPOINT_EVERY = 5  # suite.sweep.driver.runner.CHECKPOINT_EVERY_ITERATIONS
 
 
 @pytest.fixture
@@ -89,10 +88,11 @@ def test_a_lost_worker_node_is_recorded_and_its_trial_resumes_on_the_head(doomed
     assert (other["retries"] == 0).all() and (other["failures"] == "").all()  # nothing lost
     retried = trials.loc[lost_trial]
     assert retried["retries"] == 1
-    checkpoint = reached // CHECKPOINT_EVERY * CHECKPOINT_EVERY
     (line,) = retried["failures"].splitlines()
     assert line.startswith("1. node ") and " (lost): " in line, line
-    assert line.endswith(f"; retried from the checkpoint at iteration {checkpoint}"), line
+    may_start_from = checkpoints_a_retry_may_start_from(reached)
+    resumed = int(line.rpartition("; retried from the checkpoint at iteration ")[2])
+    assert resumed in may_start_from, (line, may_start_from)
     (failure,) = json.loads((run_dir / "trials" / lost_trial / schema.FAILURES_FILE).read_text())
     assert failure["node_id"] == worker_id and failure["node_lost"] and failure["retried"]
     iterations = pd.read_parquet(run_dir / schema.ITERATIONS_FILE)
@@ -106,4 +106,4 @@ def test_a_lost_worker_node_is_recorded_and_its_trial_resumes_on_the_head(doomed
     assert "Nodes lost and trials retried" in page, "the report does not name the lost node"
     text = html.unescape(page)
     assert worker_id in text and lost_trial in text
-    assert f"retried from the checkpoint at iteration {checkpoint}" in text
+    assert f"retried from the checkpoint at iteration {resumed}" in text
