@@ -195,6 +195,17 @@ def test_a_suite_as_good_and_faster_meets_both():
     assert met["moonshot: wall time to -250 at most half SB3's"] is True
 
 
+def test_a_suite_behind_sb3_with_overlapping_cis_is_met_as_a_tie_and_says_so():
+    found = _record([-400.0, -200.0, -230.0, -260.0], [-210.0, -220.0, -200.0, -230.0])
+    (returns, *_) = found["targets"]
+    assert returns["met"] is True and returns["tie"] is True
+    ahead = _record([-200.0, -205.0, -215.0, -190.0], [-210.0, -220.0, -200.0, -230.0])
+    assert ahead["targets"][0] == {**ahead["targets"][0], "met": True, "tie": False}
+    line = peers._target_line(returns, found)
+    assert line.startswith("- return at 100k env steps at least SB3's: **met**, as a tie: ")
+    assert "suite `pendulum`: -245 [" in line  # the numbers behind it: the IQM of the middle two
+
+
 def test_quick_rows_judge_nothing():
     pendulum = next(p for p in peers.PEER_ENVS if p.env == "Pendulum-v1")
     curves = {side: [_flat(-200.0)] for side in peers.sides(pendulum)}

@@ -369,9 +369,13 @@ def at_most(suite: Interval, peer: Interval, factor: float = 1.0) -> bool | None
 
 
 def judge(target: Target, summaries: dict, suite_config: str, quick: bool) -> dict:
-    """The target's verdict; --quick rows judge nothing (their marks are not the targets')."""
-    met = None if quick else _met(target, summaries[suite_config], summaries[SB3])
-    return {"text": target.text, "kind": target.kind, "mark": target.mark, "met": met}
+    """The target's verdict; --quick rows judge nothing (their marks are not the targets').
+    ``tie``: met against SB3 only because the CIs overlap, the suite's estimate on SB3's wrong
+    side (a met the seeds cannot tell from a miss)."""
+    suite, peer = summaries[suite_config], summaries[SB3]
+    met = None if quick else _met(target, suite, peer)
+    tie = bool(met) and _behind(target, suite, peer)
+    return {"text": target.text, "kind": target.kind, "mark": target.mark, "met": met, "tie": tie}
 
 
 def _met(target: Target, suite: dict, peer: dict) -> bool | None:
@@ -385,6 +389,18 @@ def _met(target: Target, suite: dict, peer: dict) -> bool | None:
     # A fixed return to reach: the IQM itself must reach it (a CI that merely includes it is
     # not the return reached: issue 32's "IQM at 50k >= 475").
     return mine.point >= target.value if mine.known else None
+
+
+def _behind(target: Target, suite: dict, peer: dict) -> bool:
+    """Whether the suite's point estimate is on the wrong side of SB3's, for a target judged
+    against SB3 (a fixed return to reach is judged by the point itself: never behind)."""
+    if target.kind == "seconds":
+        mine, theirs = _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
+        return mine.point > target.factor * theirs.point
+    if target.value is not None:
+        return False
+    mark = str(target.mark)
+    return _interval(suite["return_at"][mark]).point < _interval(peer["return_at"][mark]).point
 
 
 # --- rendering ----------------------------------------------------------------------------------
@@ -494,6 +510,11 @@ def _judged(found: dict) -> str:
 def _target_line(target: dict, found: dict) -> str:
     verdict = {None: "not judged", True: "**met**", False: "**missed**"}[target["met"]]
     line = f"- {target['text']}: {verdict}"
+    if target.get("tie"):  # records from before ``tie`` was kept do not say
+        line += (
+            ", as a tie: the suite's estimate is behind SB3's and the 95% CIs overlap, so these "
+            "seeds cannot tell it from a miss. " + _gap(target, found)
+        )
     if target["met"] is False:
         line += ". " + _gap(target, found)
     return line + "."

@@ -69,6 +69,7 @@ def _target_lines(data: dict) -> list[str]:
     words = {True: "met", False: "missed", None: "not judged (--quick)"}
     return [
         f"- {env}, {target['text']}: **{words[target['met']]}**"
+        + (" as a tie (behind SB3, the CIs overlap)" if target.get("tie") else "")
         for env, found in data["envs"].items()
         for target in found["targets"]
     ]
