@@ -231,7 +231,7 @@ def test_cartpole_is_the_search_pick_built_on_cartpole_probed():
     built = to_serializable(resolve("cartpole", {}))
     assert built == to_serializable(resolve("cartpole_probed", {}, settings))
     assert built != to_serializable(resolve("cartpole_probed", {}))
-    assert "cartpole_search_laptop.json" in get_config("cartpole").measured().source
+    assert "cartpole_search_laptop_suite.json" in get_config("cartpole").measured().source
 
 
 def test_a_missing_evidence_file_is_said_not_guessed(tmp_path, monkeypatch):

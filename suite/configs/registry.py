@@ -200,7 +200,7 @@ TUNED_CONFIGS: tuple[TunedConfig, ...] = (
 EVIDENCE_BACKED = {
     "pendulum": "pendulum_search_laptop_suite",
     "halfcheetah": "halfcheetah_search_laptop",
-    "cartpole": "cartpole_search_laptop",
+    "cartpole": "cartpole_search_laptop_suite",
     "minatar_breakout": "minatar_search_laptop",
     "minatar_space_invaders": "minatar_search_laptop_space_invaders",
 }
