@@ -53,8 +53,9 @@ class StoreRate:
 # ``python -m suite.bench`` writes (benchmarks/raw/<row>.json, rendered in benchmarks/RESULTS.md;
 # measured on 2 cores): cartpole_probed and cartpole_rllib from row 2 (median over its seeds;
 # cartpole_probed's settings measured as ``cartpole``, before the search's pick replaced them),
-# cartpole (the search's pick) from row 11's record of 2026-12-01, pendulum (the search's pick under
-# the suite's learner) and the PPO layouts from row 11, one trial each with their own CPUs, pong and
+# cartpole_search_laptop (the older search's pick) from row 11's record of 2026-12-01, cartpole and
+# pendulum (the search picks under the suite's learner) and the PPO layouts from row 11, one trial
+# each with their own CPUs, pong and
 # pong_rllib from row 3, pendulum_rllib from row 7 (measured as ``pendulum``, when it had these
 # settings), minatar_breakout from row 17, minatar_space_invaders from row 20. Breakout and
 # SpaceInvaders share Pong's rate: the ALE and the network cost the same per frame.
@@ -66,11 +67,12 @@ class StoreRate:
 # source names the record.
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
-    # The search pick as row 11 measured it before it moved to the PPO-layout configs: its
+    # The older search pick, measured as ``cartpole`` when that name rested on it: row 11's
     # record of 2026-12-01, kept as peers_search_picks.json.
-    "cartpole": RecordValue(
+    "cartpole_search_laptop": RecordValue(
         "peers_search_picks", "data.envs.CartPole-v1.sides.cartpole.env_steps_per_s.median"
     ),
+    "cartpole": RecordValue("peers", "data.envs.CartPole-v1.sides.cartpole.env_steps_per_s.median"),
     "pendulum": RecordValue("peers", "data.envs.Pendulum-v1.sides.pendulum.env_steps_per_s.median"),
     "cartpole_ppo_layout": RecordValue(
         "peers", "data.envs.CartPole-v1.sides.cartpole_ppo_layout.env_steps_per_s.median"
