@@ -5,8 +5,8 @@ learner update() waits for that many learner updates (suite/rllib_buffer.py), so
 buffer can only drop when broadcast_interval > N. At the tuned config's own setting, RLlib's
 default broadcast_interval=1, sampling and learning run in lock-step at K=1 and N changes
 nothing; 20 lets N matter in every cell, at the cost of weights reaching the env runner only
-every 20 updates. The tuned config itself (N=1, K=1, broadcast_interval=1: the search's pick,
-suite/configs/promoted/cartpole_search_laptop.json) runs as a baseline cell in the laptop and
+every 20 updates. The tuned config's own cell (N=4, K=10, broadcast_interval=1: the search's pick,
+suite/configs/promoted/cartpole_search_laptop_suite.json) runs as a baseline cell in the laptop and
 full budgets, so the report shows what that cost buys.
 
 The laptop and full budgets ask the question of ``cartpole``, the config a user gets. The smoke
@@ -23,7 +23,7 @@ SWEEP = Sweep(
     question="Which circular-buffer N and K reach return 450 soonest on a small CPU machine?",
     configs=("cartpole", "cartpole_probed"),  # each budget names the one it runs
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8), "broadcast_interval": (20,)},
-    baselines=({"n": 1, "k": 1, "broadcast_interval": 1},),  # the tuned config's own
+    baselines=({"n": 4, "k": 10, "broadcast_interval": 1},),  # the tuned config's own
     budgets={
         "smoke": Budget(
             env_steps=2_000,

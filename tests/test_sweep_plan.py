@@ -91,7 +91,8 @@ def test_dry_run_says_per_cell_whether_drops_are_possible(tmp_path):
     labels = {trial.buffer_cell: trial.drops.label for trial in plan.trials}
     assert labels[(1, 1, 20)] == "yes, B=20 > N+1"
     assert labels[(1, 2, 20)] == "yes, rate-dependent"
-    assert labels[(1, 1, 1)] == "no, B <= N"  # the baseline, the tuned config: lock-step
+    # the baseline, the tuned config's own cell: with K=10 its drops depend on the rates
+    assert labels[(4, 10, 1)] == "yes, rate-dependent"
     assert plan.drop_warnings() == []  # the grid's cells can drop: N can matter
 
 
