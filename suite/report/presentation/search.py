@@ -397,9 +397,9 @@ def _evidence(s: dict) -> str:
 
 @figures.styled
 def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
-    figure = Figure(figsize=(7.5, 3.6))
+    figure = Figure(figsize=(7.5, 3.9))
     axes = figure.add_subplot()
-    figure.subplots_adjust(left=0.11, right=0.98, top=0.91, bottom=0.27)
+    figure.subplots_adjust(left=0.11, right=0.98, top=0.91, bottom=0.31)
     done = [s for s in suggestions if s["status"] == "complete"]
     stopped = [s for s in suggestions if s["status"] == "stopped"]
     slow = [s for s in suggestions if s["status"] == TOO_SLOW and not _nan(s["score"])]
@@ -434,7 +434,8 @@ def _progress_figure(suggestions: list[dict], schedule: dict) -> figures.Image:
     axes.set_ylabel(_axis_label(schedule))
     axes.set_title("The search: each suggestion's score, and the best so far")
     # below the axes: inside, any corner can cover a suggestion's point
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3, frameon=False)
+    # in two columns: three did not fit the figure's width with all four entries
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
     return figures.encode(figure, "each suggestion's score against the order asked")
 
 
