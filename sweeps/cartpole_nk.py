@@ -39,7 +39,8 @@ SWEEP = Sweep(
             seeds=2,
             configs=("cartpole",),
             axis_values={"n": (1, 4, 16), "k": (1, 2, 4)},
-            description="9 cells + the baseline x 2 seeds x 100k steps: within 30 min on 2 cores",
+            description="9 cells + the baseline x 2 seeds x 100k steps: the dry run gives the "
+            "time, from the tuned config's measured rate",
         ),
         "full": Budget(
             env_steps=1_000_000,
