@@ -475,6 +475,10 @@ def suite_loss_and_gradients(suite, episodes):
     return suite.compute_gradients({MID: loss})
 
 
+def weights(learner) -> dict[str, torch.Tensor]:
+    return {name: param.detach().clone() for name, param in learner.module[MID].named_parameters()}
+
+
 def test_finite_gradients_step_without_rllibs_per_parameter_checks(chunked_episodes, monkeypatch):
     _, suite = built_learners()
     grads = suite.postprocess_gradients(suite_loss_and_gradients(suite, chunked_episodes))
@@ -483,7 +487,7 @@ def test_finite_gradients_step_without_rllibs_per_parameter_checks(chunked_episo
         raise AssertionError("RLlib's apply_gradients ran")
 
     monkeypatch.setattr(TorchLearner, "apply_gradients", per_parameter_checks)
-    before = {name: param.detach().clone() for name, param in suite.module[MID].named_parameters()}
+    before = weights(suite)
     suite.apply_gradients(grads)
     moved = [
         name
@@ -499,7 +503,7 @@ def test_a_minibatch_with_a_non_finite_gradient_moves_no_weight(chunked_episodes
     _, suite = built_learners()
     grads = suite_loss_and_gradients(suite, chunked_episodes)
     next(grad for grad in grads.values() if grad is not None).view(-1)[0] = float("nan")
-    before = {name: param.detach().clone() for name, param in suite.module[MID].named_parameters()}
+    before = weights(suite)
     suite.apply_gradients(suite.postprocess_gradients(grads))
     for name, param in suite.module[MID].named_parameters():
         torch.testing.assert_close(param, before[name], msg=name)

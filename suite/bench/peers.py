@@ -380,29 +380,36 @@ def judge(target: Target, summaries: dict, suite_config: str, quick: bool) -> di
     return {"text": target.text, "kind": target.kind, "mark": target.mark, "met": met, "tie": tie}
 
 
-def _met(target: Target, suite: dict, peer: dict) -> bool | None:
+def _compared(target: Target, suite: dict, peer: dict) -> tuple[Interval, Interval]:
+    """The suite's and SB3's intervals for what a target judged against SB3 reads: seconds to
+    the threshold, or the return at its mark."""
     if target.kind == "seconds":
-        mine, theirs = _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
-        return at_most(mine, theirs, target.factor)
+        return _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
     mark = str(target.mark)
-    mine = _interval(suite["return_at"][mark])
-    if target.value is None:
-        return at_least(mine, _interval(peer["return_at"][mark]))
-    # A fixed return to reach: the IQM itself must reach it (a CI that merely includes it is
-    # not the return reached: issue 32's "IQM at 50k >= 475").
-    return mine.point >= target.value if mine.known else None
+    return _interval(suite["return_at"][mark]), _interval(peer["return_at"][mark])
+
+
+def _met(target: Target, suite: dict, peer: dict) -> bool | None:
+    if target.value is not None:
+        # A fixed return to reach: the IQM itself must reach it (a CI that merely includes it is
+        # not the return reached: issue 32's "IQM at 50k >= 475").
+        mine = _interval(suite["return_at"][str(target.mark)])
+        return mine.point >= target.value if mine.known else None
+    mine, theirs = _compared(target, suite, peer)
+    if target.kind == "seconds":
+        return at_most(mine, theirs, target.factor)
+    return at_least(mine, theirs)
 
 
 def _behind(target: Target, suite: dict, peer: dict) -> bool:
     """Whether the suite's point estimate is on the wrong side of SB3's, for a target judged
     against SB3 (a fixed return to reach is judged by the point itself: never behind)."""
-    if target.kind == "seconds":
-        mine, theirs = _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
-        return mine.point > target.factor * theirs.point
     if target.value is not None:
         return False
-    mark = str(target.mark)
-    return _interval(suite["return_at"][mark]).point < _interval(peer["return_at"][mark]).point
+    mine, theirs = _compared(target, suite, peer)
+    if target.kind == "seconds":
+        return mine.point > target.factor * theirs.point
+    return mine.point < theirs.point
 
 
 # --- rendering ----------------------------------------------------------------------------------
