@@ -4,7 +4,8 @@ for the same seed over its first iterations, and its own record in the store.
 
 Only the first iterations: APPO samples while it learns, so which weights the env runner holds
 for which step depends on timing, and two runs of one seed can part later even in new processes
-(CI once saw a reused and a new run identical for 6 iterations, then apart). A different build
+(a full CI run saw a reused and a new run part after a few iterations: commit e6e1da0 has the
+numbers). A different build
 (initial weights, env seeds, connectors) shows from the first iteration."""
 
 from __future__ import annotations

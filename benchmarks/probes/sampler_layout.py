@@ -1,4 +1,4 @@
-"""Probe behind row 12's notes: is a Pendulum trial in PPO's layout bound by its learner or by its
+"""Probe behind row 21's notes: is a Pendulum trial in PPO's layout bound by its learner or by its
 sampler, and what do more envs per env runner buy? Run under the lock:
 
     flock /tmp/ray-train.lock python benchmarks/probes/sampler_layout.py [SEEDS]
