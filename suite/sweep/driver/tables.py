@@ -6,8 +6,10 @@ from rich.console import Console
 from rich.table import Table
 
 from suite.humanize import duration
+from suite.stats import objective
 from suite.sweep.planning.catalog import load_sweep, sweep_names
 from suite.sweep.planning.plan import Plan
+from suite.sweep.search.record import NO_STOP_RULE
 
 
 def print_sweeps(console: Console) -> None:
@@ -89,11 +91,17 @@ def print_search_space(plan: Plan, console: Console) -> None:
     for name, text in search.space.describe():
         table.add_row(name, text)
     console.print(table)
+    if search.objective == objective.RETURN:
+        stop = (
+            f"it is stopped when its returns at {search.milestone:.0%} of the env steps are worse "
+            f"than the leader's (one-sided Welch, alpha {search.alpha})"
+        )
+    else:
+        stop = f"early stop: {NO_STOP_RULE}"
     console.print(
-        f"Each suggestion runs the {len(plan.trials)} seeds below with its settings; it is stopped "
-        f"when its returns at {search.milestone:.0%} of the env steps are worse than the "
-        f"leader's (one-sided Welch, alpha {search.alpha}). Score: the mean over its seeds of the "
-        "return at the budget. The verdict comes from the validation on held-out seeds alone.",
+        f"Each suggestion runs the {len(plan.trials)} seeds below with its settings; {stop}. "
+        f"Score: the {objective.DESCRIPTIONS[search.objective]}. The verdict comes from the "
+        "validation on held-out seeds alone.",
         highlight=False,
     )
 
