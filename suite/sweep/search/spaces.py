@@ -89,12 +89,18 @@ def cartpole() -> SearchSpace:
 
 
 def classic_continuous() -> SearchSpace:
-    """Pendulum and other classic control envs with continuous actions: also the KL loss and
-    whether the action's log std is a free parameter or an output of the network."""
+    """Pendulum and other classic control envs with continuous actions: also the KL loss,
+    whether the action's log std is a free parameter or an output of the network, and up to 32
+    envs per env runner (row 21 of benchmarks/RESULTS.md: with PPO's batches, more envs per
+    vector step spread the env runner's per-call cost)."""
     return SearchSpace(
         TRAINING
         | CLASSIC
-        | {"use_kl_loss": Choice(False, True), "model.free_log_std": Choice(False, True)}
+        | {
+            "num_envs_per_env_runner": Choice(4, 8, 16, 32),
+            "use_kl_loss": Choice(False, True),
+            "model.free_log_std": Choice(False, True),
+        }
     )
 
 
