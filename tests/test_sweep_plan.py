@@ -13,6 +13,7 @@ from suite.sweep.planning.catalog import load_sweep, sweep_names
 from suite.sweep.planning.estimate import (
     MEASURED_SOURCE,
     TRIAL_STARTUP_S,
+    measured_rates,
     measured_steps_per_s,
     sweep_seconds,
     trial_estimate,
@@ -211,6 +212,19 @@ def test_estimates_come_from_measured_rates_and_fill_slots():
     assert sweep_seconds([30, 10, 10, 10], 2) == 30
 
 
+def test_a_running_sweeps_trial_that_has_not_stepped_yet_gives_no_rate(tmp_path):
+    """A dry run beside a running sweep read its first trials' 0 env steps/s and divided by it."""
+    import pandas as pd
+
+    from suite.store.schema import TRIALS_FILE
+
+    run = tmp_path / "pendulum_search" / "20260101-000000-abcdef"
+    run.mkdir(parents=True)
+    rows = {"config_name": ["pendulum"] * 3, "num_env_runners": [1] * 3}
+    pd.DataFrame(rows | {"mean_env_steps_per_s": [0.0, 0.0, 300.0]}).to_parquet(run / TRIALS_FILE)
+    assert measured_rates(tmp_path) == {"pendulum": 300.0}
+
+
 def test_measured_rates_are_read_from_the_benchmark_records(tmp_path, monkeypatch):
     import json
 
@@ -369,3 +383,23 @@ def test_the_main_job_names_the_sweep_that_answers_it_on_one_machine_with_its_co
     assert command.startswith("  python -m suite.sweep minatar_nk --budget laptop      # at most")
     assert laptop_answer_cost(load_sweep("cartpole_nk"), TWO_CORES) is None
     assert laptop_answer_lines(None) == []
+
+
+@pytest.mark.parametrize(
+    ("objective", "said", "not_said"),
+    [
+        ("return", "the return at the budget's env steps", "early stop: none"),
+        ("time-to-threshold", "thresholds reached per hour", "stopped when its returns"),
+    ],
+)
+def test_a_search_dry_run_says_the_score_and_stop_of_the_objective_asked(
+    tmp_path, capsys, objective, said, not_said
+):
+    from suite.sweep.driver.cli import main
+
+    argv = ["pendulum_search", "--budget", "laptop", "--dry-run", "--wandb", "off"]
+    argv += ["--results-dir", str(tmp_path)]
+    assert main([*argv, "--objective", objective]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich folds long lines
+    assert f"Score: the mean over the suggestion's seeds of {said}" in out
+    assert not_said not in out

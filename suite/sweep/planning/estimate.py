@@ -124,6 +124,8 @@ def measured_rates(results_root: Path) -> dict[str, float]:
     if not frames:
         return {}
     table = pd.concat(frames).dropna()
+    # A trial of a running sweep that has not stepped yet records 0 env steps/s: no rate.
+    table = table[table["mean_env_steps_per_s"] > 0]
     per_runner = table["mean_env_steps_per_s"] / table["num_env_runners"].clip(lower=1)
     return per_runner.groupby(table["config_name"]).median().to_dict()
 
