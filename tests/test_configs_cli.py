@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from suite.configs.__main__ import main
 from suite.configs.describe import detail_rows, setting_text
+from suite.configs.promote import provenance
 from suite.configs.registry import all_configs, get_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +48,16 @@ def test_a_promoted_configs_details_round_its_settings_and_name_its_evidence(cap
     assert rows["evidence"].startswith("suite/configs/promoted/pendulum_search_laptop_suite.json")
     for label in ("settings", "expect", "evidence", "measured on", "verdict", "decided by"):
         assert f"{label}  " in out, label
+    # When: the run's own span, read from its run.json, not only the promotion's time
+    run = json.loads((ROOT / "results/example-pendulum_search-laptop_suite/run.json").read_text())
+    assert f"run {run['started_at']} to {run['ended_at']}, promoted 2026" in rows["measured on"]
+
+
+def test_a_promotion_keeps_the_runs_own_start_and_end():
+    kept = provenance({"started_at": "2026-01-01T10:00:00+00:00", "ended_at": "2026-01-01T11:00"})
+    assert kept["run_started_at"] == "2026-01-01T10:00:00+00:00"
+    assert kept["run_ended_at"] == "2026-01-01T11:00"
+    assert kept["promoted_at"] > kept["run_ended_at"]  # the promotion is later, and said apart
 
 
 def test_a_library_configs_details_show_its_builder_settings_and_claim():

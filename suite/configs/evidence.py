@@ -256,10 +256,20 @@ class PromotedEvidence:
                 if hardware
                 else "not recorded"
             ),
-            date=str(evidence.get("promoted_at")),
+            date=_when(evidence),
             source=f"{shown_path(self.path)}: run {evidence.get('run_id')} of "
             f"{evidence.get('sweep')}",
         )
+
+
+def _when(evidence: dict) -> str:
+    """When a promoted config's evidence was measured: its run's own span, then the promotion
+    (an evidence file from before the run's times were kept names the promotion alone)."""
+    promoted = f"promoted {evidence.get('promoted_at')}"
+    started, ended = evidence.get("run_started_at"), evidence.get("run_ended_at")
+    if not started:
+        return f"{promoted} (the run's own times are in its run.json)"
+    return f"run {started} to {ended or 'not recorded'}, {promoted}"
 
 
 def _return_iqm(value) -> tuple[float, float, float] | None:

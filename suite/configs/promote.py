@@ -56,5 +56,7 @@ def provenance(metadata: dict) -> dict:
         "ray_version": (metadata.get("versions") or {}).get("ray"),
         "versions": metadata.get("versions"),
         "git_commit": metadata.get("git_commit"),
+        "run_started_at": metadata.get("started_at"),
+        "run_ended_at": metadata.get("ended_at"),
         "promoted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
