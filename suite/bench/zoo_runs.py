@@ -102,7 +102,9 @@ def run_zoo(
 ) -> ZooRun:
     """Train once; the clock starts just before the process does."""
     command = zoo_command(env, env_steps, seed, log_folder, settings)
-    environment = {**os.environ, "OMP_NUM_THREADS": str(TORCH_THREADS)}
+    # SB3's logger writes to $SB3_LOGDIR, else to a new /tmp/SB3-<time> folder left behind.
+    logger_folder = str(log_folder / "sb3_logger")
+    environment = {**os.environ, "OMP_NUM_THREADS": str(TORCH_THREADS), "SB3_LOGDIR": logger_folder}
     log_folder.mkdir(parents=True, exist_ok=True)
     what = f"rl_zoo3.train {env} seed {seed} ({env_steps:,} env steps)"
     started_at = time.time()
