@@ -403,3 +403,12 @@ def test_a_search_dry_run_says_the_score_and_stop_of_the_objective_asked(
     out = " ".join(capsys.readouterr().out.split())  # rich folds long lines
     assert f"Score: the mean over the suggestion's seeds of {said}" in out
     assert not_said not in out
+
+
+def test_a_grid_without_a_measured_rate_says_its_time_is_unknown_not_about_unknown(tmp_path):
+    plan = plan_sweep(
+        load_sweep("sweeps/cartpole_tuned_walk.py"), budget("walk", tmp_path), TWO_CORES
+    )
+    line = plan.estimate_line()
+    assert line.endswith("time unknown (no measured throughput for this config)")
+    assert "about unknown" not in line

@@ -127,7 +127,7 @@ class Plan:
         seconds = self.total_seconds
         line = (
             f"{len(self.trials)} trials x {self.env_steps:,} env steps, {self.concurrency} at "
-            f"once on {self.cluster.describe()}: about {duration(seconds)}"
+            f"once on {self.cluster.describe()}: {_about(seconds)}"
         )
         if not math.isnan(seconds) and seconds > FAR_BEYOND_S:
             line += " -- far beyond this machine: use a smaller --budget or a cluster (--address)"
@@ -142,7 +142,7 @@ class Plan:
         return (
             f"race of {cells} cells ({rungs}), eliminating after each rung "
             f"{eliminated_words(race.alpha)}; at most {race.most_env_steps(cells):,} env "
-            f"steps, about {duration(self.total_seconds)} if nothing were eliminated, on "
+            f"steps, {_about(self.total_seconds)} if nothing were eliminated, on "
             f"{self.cluster.describe()}"
         )
 
@@ -150,12 +150,9 @@ class Plan:
         search, seeds = self.search, len(self.trials)
         most = most_trials(search, seeds)
         seconds = self.total_seconds
-        time = (
-            "time unknown (no measured throughput for this config)"
-            if math.isnan(seconds)
-            else f"about {duration(seconds)} if no suggestion were stopped and each sampled "
-            "as fast as the config itself"
-        )
+        time = _about(seconds)
+        if not math.isnan(seconds):
+            time += " if no suggestion were stopped and each sampled as fast as the config itself"
         asked = f"search of up to {search.suggestions} suggestions x {seeds} seeds"
         if search.search_seconds:
             asked += f" (none asked after {duration(search.search_seconds)})"
@@ -361,3 +358,9 @@ def check_schedulable(plan: Plan) -> None:
         f"({plan.cluster.describe()}), missing {'/'.join(missing)}: {named}{more}. Fix: drop those "
         "settings (another --budget or --set), or run on a cluster that has them (--address)"
     )
+
+
+def _about(seconds: float) -> str:
+    if math.isnan(seconds):
+        return "time unknown (no measured throughput for this config)"
+    return f"about {duration(seconds)}"
