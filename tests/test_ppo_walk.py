@@ -135,3 +135,33 @@ def test_a_record_is_rendered_with_the_bases_of_its_own_walk_of_two_on_one_env()
     data = {"walk": walk.runs_dir.name, "env": walk.env}
     assert ppo_walk.walk_of(data) is walk
     assert ppo_walk.walk_of({"env": walk.env}) is ppo_walk.PENDULUM  # a record from before
+
+
+@pytest.mark.parametrize(
+    ("key", "changed"),
+    [
+        ("k1", {"circular_buffer_iterations_per_batch": 1}),
+        ("no-entropy", {"entropy_coeff": 0.0}),
+        ("no-filter", {"_env_to_module_connector": None}),  # MeanStdFilter's connector gone
+    ],
+)
+def test_the_tuned_cartpole_walks_steps_take_one_setting_back(key, changed):
+    tuned = appo_config(ppo_walk.CARTPOLE_TUNED, "tuned")
+    step = appo_config(ppo_walk.CARTPOLE_TUNED, key)
+    assert changed_keys(tuned, step) == set(changed)
+    assert {name: step[name] for name in changed} == changed
+
+
+def test_the_tuned_cartpole_walks_network_and_ratio_steps_change_only_those():
+    tuned = appo_config(ppo_walk.CARTPOLE_TUNED, "tuned")
+    tanh = appo_config(ppo_walk.CARTPOLE_TUNED, "tanh64")
+    ratio = appo_config(ppo_walk.CARTPOLE_TUNED, "impact-ratio")
+    assert changed_keys(tuned, tanh) == {"_model_config"}
+    model = "fcnet_hiddens=[{}], fcnet_activation='{}'"  # the resolved model config, as text
+    assert model.format("256, 256", "relu") in tuned["_model_config"]
+    assert tanh["_model_config"] == tuned["_model_config"].replace(
+        model.format("256, 256", "relu"), model.format("64, 64", "tanh")
+    )
+    assert changed_keys(tuned, ratio) == {"learner_config_dict"}
+    assert ratio["learner_config_dict"]["ratio_to_behaviour"] is False
+    assert tuned["learner_config_dict"]["ratio_to_behaviour"] is True

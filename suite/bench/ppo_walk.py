@@ -1,5 +1,6 @@
 """Rows "ppo_walk" and "ppo_walk_cartpole": from SB3's PPO to APPO in PPO's layout, one difference
-at a time (``PENDULUM``, ``CARTPOLE``).
+at a time (``PENDULUM``, ``CARTPOLE``); "ppo_walk_sampler" and "ppo_walk_cartpole_tuned": from a
+layout or a tuned config, one change at a time (``PENDULUM_SAMPLER``, ``CARTPOLE_TUNED``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -201,7 +202,46 @@ PENDULUM_SAMPLER = replace(
     ),
     runs_dir=Path("results") / "bench-ppo_walk_sampler",
 )
-WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER)
+
+# Row 22: the tuned CartPole config (cartpole_search's pick under the suite's learner) took a
+# bundle of choices at once; each step takes one back, on seeds its search never saw (it used
+# 0-2 and 10,000-10,009). The seconds column is what each costs in wall time.
+CARTPOLE_TUNED = Walk(
+    env="CartPole-v1",
+    sweep="sweeps/cartpole_tuned_walk.py",
+    sweep_name="cartpole_tuned_walk",
+    mark=50_000,
+    run_env_steps=60_000,
+    threshold=475.0,
+    first_seed=7,
+    steps=(
+        Step("tuned", "the tuned config (cartpole_search_laptop_suite)"),
+        Step("k1", "... K=1: each batch used once", ("k=1",), base="tuned"),
+        Step(
+            "no-entropy", "... no entropy bonus (0.01 there)", ("entropy_coeff=0.0",), base="tuned"
+        ),
+        Step(
+            "tanh64",
+            "... rl-zoo3's 64x64 tanh networks (256x256 ReLU there)",
+            ("model.fcnet_hiddens=[64, 64]", "model.fcnet_activation='tanh'"),
+            base="tuned",
+        ),
+        Step(
+            "no-filter",
+            "... no observation normalisation (MeanStdFilter there)",
+            ("observation_filter='none'",),
+            base="tuned",
+        ),
+        Step(
+            "impact-ratio",
+            "... IMPACT's ratio against the target network (PPO's ratio there)",
+            ("ratio_to_behaviour=False",),
+            base="tuned",
+        ),
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_cartpole_tuned",
+)
+WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER, CARTPOLE_TUNED)
 
 
 def measure(quick: bool, walk: Walk = PENDULUM) -> dict:

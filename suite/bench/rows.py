@@ -163,6 +163,12 @@ def _ppo_walk_sampler(options: MeasureOptions) -> dict:
     return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_SAMPLER)
 
 
+def _ppo_walk_cartpole_tuned(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_TUNED)
+
+
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     from suite.bench import ppo_walk
 
@@ -390,6 +396,13 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk_sampler,
         render=_render_ppo_walk,
         notes="ppo_walk_sampler",
+    ),
+    Row(
+        key="ppo_walk_cartpole_tuned",
+        title="22. The tuned CartPole config: its search's choices taken back one at a time",
+        measure=_ppo_walk_cartpole_tuned,
+        render=_render_ppo_walk,
+        notes="ppo_walk_cartpole_tuned",
     ),
 )
 
