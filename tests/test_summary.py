@@ -69,3 +69,10 @@ def test_empty_curve_is_nan_not_zero():
 def test_missing_column_is_a_clear_error():
     with pytest.raises(SummaryError, match="buffer_reuse"):
         summarize_trial(curve([1.0]).drop(columns="buffer_reuse"), threshold=1.0)
+
+
+def test_the_final_return_is_the_latest_known_when_no_episode_ended_in_the_last_iteration():
+    # 32 envs of 200-step episodes in lockstep: whole iterations pass with no episode ending
+    summary = summarize_trial(curve([math.nan, -900.0, math.nan, -312.0, math.nan]), 1000.0)
+    assert summary["final_return"] == -312.0
+    assert math.isnan(summarize_trial(curve([math.nan, math.nan]), 1000.0)["final_return"])

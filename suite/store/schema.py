@@ -155,7 +155,8 @@ SUMMARY_COLUMNS: dict[str, str] = {
     "num_iterations": "iterations recorded",
     "env_steps": "env steps sampled at the last iteration",
     "wall_time_s": "seconds at the last iteration",
-    "final_return": "episode_return_mean at the last iteration",
+    "final_return": "episode_return_mean at the last iteration that has one (NaN: no episode "
+    "ever ended)",
     "iqm_return_last10pct": "interquartile mean of the returns over the last 10% of iterations",
     "threshold": "the env's return threshold, from the tuned configs for that env (NaN: no tuned "
     "config knows the env, e.g. a setting replaced the env)",

@@ -47,7 +47,7 @@ def summarize_trial(iterations: pd.DataFrame, threshold: float) -> dict:
     return summary | {
         "env_steps": float(last["env_steps"]),
         "wall_time_s": float(last["wall_time_s"]),
-        "final_return": float(last["episode_return_mean"]),
+        "final_return": _latest_return(curve),
         "iqm_return_last10pct": _iqm_of_last_returns(curve),
         "env_steps_to_threshold": _first_reaching(curve, "env_steps", threshold),
         "seconds_to_threshold": _first_reaching(curve, "wall_time_s", threshold),
@@ -76,6 +76,13 @@ _CURVE_KEYS = (
     "staleness_s_mean",
     "deadlock_guard_releases",
 )
+
+
+def _latest_return(curve: pd.DataFrame) -> float:
+    """The return of the last iteration that has one: an iteration in which no episode ended
+    (every env of a vector in the middle of its episodes) has none."""
+    known = curve["episode_return_mean"].dropna()
+    return float(known.iloc[-1]) if len(known) else math.nan
 
 
 def _iqm_of_last_returns(curve: pd.DataFrame) -> float:
