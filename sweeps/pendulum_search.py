@@ -37,7 +37,8 @@ PPO_LIKE = SB3_PPO_DEFAULTS | {
 }
 
 # Asked second: the same with 32 envs per env runner, which row 21 of benchmarks/RESULTS.md
-# found faster per env step than 4 envs, at returns its 5 seeds could not tell apart.
+# found faster in wall time than 4 envs, at returns its 5 seeds could not tell apart. Its first
+# held-out validation did not promote it (results/example-pendulum_search-laptop_32envs_time).
 PPO_LIKE_32_ENVS = PPO_LIKE | {"num_envs_per_env_runner": 32}
 
 SPACE = with_lambda(classic_continuous())

@@ -204,8 +204,9 @@ PENDULUM_SAMPLER = replace(
 )
 
 # Row 22: the tuned CartPole config (cartpole_search's pick under the suite's learner) took a
-# bundle of choices at once; each step takes one back, on seeds its search never saw (it used
-# 0-2 and 10,000-10,009). The seconds column is what each costs in wall time.
+# bundle of choices at once; each step takes one back, on seeds its search never saw (its
+# evidence file, suite/configs/promoted/cartpole_search_laptop_suite.json, lists the held-out
+# ones; the search's own start at 0). The seconds column is what each costs in wall time.
 CARTPOLE_TUNED = Walk(
     env="CartPole-v1",
     sweep="sweeps/cartpole_tuned_walk.py",
