@@ -1,4 +1,4 @@
-"""The walks of rows 13, 19 and 21: each step differs from its neighbour in what its label says."""
+"""The walks of rows 13, 19, 21, 22 and 23: each step differs from its base as its label says."""
 
 from __future__ import annotations
 
@@ -165,3 +165,26 @@ def test_the_tuned_cartpole_walks_network_and_ratio_steps_change_only_those():
     assert changed_keys(tuned, ratio) == {"learner_config_dict"}
     assert ratio["learner_config_dict"]["ratio_to_behaviour"] is False
     assert tuned["learner_config_dict"]["ratio_to_behaviour"] is True
+
+
+@pytest.mark.parametrize(
+    ("key", "changed"),
+    [
+        ("suite-normalized", {"normalize_advantages": True}),
+        ("suite-ppo-ratio", {"ratio_to_behaviour": True}),
+    ],
+)
+def test_the_early_pendulum_walks_learner_steps_switch_one_learner_setting(key, changed):
+    base = appo_config(ppo_walk.PENDULUM_EARLY, "suite")
+    step = appo_config(ppo_walk.PENDULUM_EARLY, key)
+    assert changed_keys(base, step) == {"learner_config_dict"}
+    assert step["learner_config_dict"] == base["learner_config_dict"] | changed
+
+
+def test_the_early_pendulum_walks_noise_step_samples_the_torque_itself():
+    base = appo_config(ppo_walk.PENDULUM_EARLY, "suite")
+    raw = appo_config(ppo_walk.PENDULUM_EARLY, "suite-raw-actions")
+    assert changed_keys(base, raw) == {"normalize_actions"}
+    assert raw["normalize_actions"] is False and raw["clip_actions"] is False  # the env clips
+    assert base["_model_config"] == raw["_model_config"]
+    assert "free_log_std=True" in base["_model_config"]  # a log std that starts at 0, as SB3's

@@ -242,7 +242,41 @@ CARTPOLE_TUNED = Walk(
     ),
     runs_dir=Path("results") / "bench-ppo_walk_cartpole_tuned",
 )
-WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER, CARTPOLE_TUNED)
+# Row 23: where APPO loses Pendulum early. Row 11 read `pendulum_ppo_layout` far behind SB3 at
+# 50k env steps and about level at 100k, so this walk reads the 50k mark. Each step is one thing
+# SB3's PPO does differently that the suite can switch: SB3's advantage normalisation, PPO's
+# ratio against the behaviour policy, and SB3's exploration noise in the env's own action units
+# (RLlib's normalize_actions samples in [-1, 1] and scales by Pendulum's torque bound of 2, so
+# the same std explores twice as wide; SB3 samples the torque itself, which the env clips).
+PENDULUM_EARLY = replace(
+    PENDULUM,
+    mark=50_000,
+    steps=(
+        Step(SB3, "SB3 PPO, rl-zoo3's settings", zoo=zoo_runs.ZOO_DEFAULTS),
+        Step("suite", "APPO in rl-zoo3's layout (pendulum_ppo_layout)"),
+        Step(
+            "suite-normalized",
+            "... with SB3's advantage normalisation (per minibatch)",
+            ("normalize_advantages=True",),
+            base="suite",
+        ),
+        Step(
+            "suite-ppo-ratio",
+            "... with PPO's ratio (the policy against the behaviour policy)",
+            ("ratio_to_behaviour=True",),
+            base="suite",
+        ),
+        Step(
+            "suite-raw-actions",
+            "... sampling the torque itself, as SB3 does (no action normalisation: half the "
+            "exploration noise in torque units)",
+            ("normalize_actions=False",),
+            base="suite",
+        ),
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_pendulum_early",
+)
+WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER, CARTPOLE_TUNED, PENDULUM_EARLY)
 
 
 def measure(quick: bool, walk: Walk = PENDULUM) -> dict:

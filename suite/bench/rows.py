@@ -169,6 +169,12 @@ def _ppo_walk_cartpole_tuned(options: MeasureOptions) -> dict:
     return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_TUNED)
 
 
+def _ppo_walk_pendulum_early(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_EARLY)
+
+
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     from suite.bench import ppo_walk
 
@@ -403,6 +409,13 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk_cartpole_tuned,
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_tuned",
+    ),
+    Row(
+        key="ppo_walk_pendulum_early",
+        title="23. Pendulum at 50k env steps: what SB3's PPO does that APPO in its layout does not",
+        measure=_ppo_walk_pendulum_early,
+        render=_render_ppo_walk,
+        notes="ppo_walk_pendulum_early",
     ),
 )
 
