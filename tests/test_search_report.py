@@ -258,3 +258,22 @@ def test_lambda_is_plotted_when_the_suites_learner_read_it_and_unread_under_rlli
     for older_or_rllib in (_lambda_record(), _lambda_record(learner="rllib")):
         plotted, unread, _ = search.settings_to_plot(older_or_rllib)
         assert plotted == [] and "never reads lambda" in unread["lambda"]
+
+
+def test_a_suggestion_with_the_configs_own_settings_is_named_so_in_both_tables(tmp_path):
+    target = tmp_path / "store"
+    shutil.copytree(PENDULUM, target)
+    record = json.loads((target / schema.SEARCH_FILE).read_text())
+    same = next(s for s in record["suggestions"] if s["id"] == 3)  # cut for time, not validated
+    same["same_as_config"] = True  # as a search that compares suggestions with the config does
+    (target / schema.SEARCH_FILE).write_text(json.dumps(record))
+    page = render("search_report.html.j2", search_context(load_run(target)))
+    cut = page.split('<h3 id="cut-for-time">')[1].split("<tr><td>3</td>")[1].split("</tr>")[0]
+    assert "not validated apart: the config&#39;s own settings, validated as the config" in cut
+    listed = page.split('<h3 id="cut-for-time">')[1].split("</table>")[1]
+    row = listed.split("<tr><td>3</td>")[1].split("</tr>")[0]
+    own = "the config&#39;s own settings: the config&#39;s held-out trials are its validation"
+    assert own in row
+    assert "did not reach 100,000 env steps" in row  # its own outcome still said
+    other = listed.split("<tr><td>2</td>")[1].split("</tr>")[0]
+    assert "own settings" not in other

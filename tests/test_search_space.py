@@ -4,6 +4,7 @@ No Ray is started."""
 
 from __future__ import annotations
 
+import functools
 import textwrap
 
 import pytest
@@ -202,3 +203,17 @@ def test_the_objective_option_replaces_the_searchs_and_the_run_record_keeps_it(t
     recorded = search_schedule(timed)
     assert recorded["objective"] == "time-to-threshold" and recorded["max_trial_s"] == 180.0
     assert "scored by wall time to the threshold -300" in timed.estimate_line()
+
+
+def test_pendulum_searchs_first_suggestion_is_recognised_as_the_config_itself():
+    """Its first suggestion is rl-zoo3's layout, which ``pendulum`` was promoted from: validating
+    it apart from the config would rerun the config on the same held-out seeds."""
+    from suite.sweep.driver.runner import _same_as_config
+    from suite.sweep.planning.catalog import load_sweep
+
+    sweep = load_sweep("sweeps/pendulum_search.py")
+    first, second = sweep.budget("laptop").search.first[:2]
+    same = functools.partial(_same_as_config, "pendulum", {"seed": 0}, dict(sweep.settings))
+    assert same(first)
+    assert not same(second)  # 32 envs per env runner
+    assert not same(first | {"lr": 2e-3})

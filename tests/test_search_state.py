@@ -383,3 +383,33 @@ def test_a_search_saved_before_the_objective_existed_resumes_by_return():
     resumed = pickle.loads(pickle.dumps(saved))
     assert resumed.objective == "return" and math.isnan(resumed.threshold)
     assert resumed.suggestions[1].returns == [] and resumed.suggestions[1].score == -100.0
+
+
+def test_a_suggestion_that_is_the_config_itself_is_scored_but_leaves_its_validation_slot():
+    settings = [{"lr": v} for v in (1e-3, 2e-3, 3e-3, 4e-3)]
+    state = _state(settings, suggestions=4, same_as_config=lambda s: s == {"lr": 2e-3})
+    finals = {1: -300.0, 2: -100.0, 3: -200.0, 4: -400.0}
+    for sid in range(1, 5):
+        _run_next(
+            state, 3, f"{sid}-", lambda i, sid=sid: finals[sid] + i, lambda i: -500.0 + 50 * i
+        )
+    state.next_spec()
+    assert state.suggestions[2].same_as_config and state.suggestions[2].status == "complete"
+    assert state.suggestions[2].score == pytest.approx(-99.0)  # the best, scored as any other
+    # the next three by score instead, and the config, whose held-out trials stand for it
+    assert state.validated == [3, 1, 4, INCUMBENT]
+    assert not any(state.suggestions[sid].same_as_config for sid in (1, 3, 4))
+
+
+def test_a_search_saved_before_suggestions_were_compared_with_the_config_resumes():
+    state = _state([{"lr": 1e-3}], suggestions=1)
+    saved = state.__dict__ | {}
+    del saved["same_as_config"]
+    suggestion = state.suggestions[INCUMBENT].__dict__ | {}
+    del suggestion["same_as_config"]
+    resumed = SearchState.__new__(SearchState)
+    resumed.__setstate__(saved)
+    assert resumed.same_as_config({"lr": 1e-3}) is False
+    old = type(state.suggestions[INCUMBENT]).__new__(type(state.suggestions[INCUMBENT]))
+    old.__setstate__(suggestion)
+    assert old.same_as_config is False

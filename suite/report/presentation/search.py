@@ -314,6 +314,8 @@ def _cut_rows(cut: list[CutForTime], record: dict, walls: dict[str, np.ndarray])
         s, name = by_id[c.suggestion], suggestion_name(c.suggestion, config)
         if c.suggestion in record["validated"]:
             held_out = f"validated: {_wall(walls.get(name))}"
+        elif s.get("same_as_config"):
+            held_out = "not validated apart: the config's own settings, validated as the config"
         elif _nan(s["score"]) and s.get("env_steps") is None:
             held_out = "not validated: unscored (a store from before cut suggestions were scored)"
         elif _nan(s["score"]):
@@ -384,6 +386,14 @@ def _nan(value) -> bool:
 
 
 def _evidence(s: dict) -> str:
+    reason = _outcome(s)
+    if not s.get("same_as_config"):
+        return reason
+    same = "the config's own settings: the config's held-out trials are its validation"
+    return f"{same}; {reason}" if reason else same
+
+
+def _outcome(s: dict) -> str:
     if s["status"] == "stopped":
         stop = s["stop"]
         return (

@@ -194,6 +194,9 @@ def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: 
         check=functools.partial(
             _check_suggestion, template.config_name, template.axes, template.overrides
         ),
+        same_as_config=functools.partial(
+            _same_as_config, template.config_name, template.axes, template.overrides
+        ),
         max_trial_s=plan.sweep.budget(plan.budget).max_trial_s,
         threshold=template.threshold,
         learner=learner_name(plan.trials[0].config),
@@ -209,6 +212,15 @@ def _check_suggestion(config_name: str, axes: dict, overrides: dict, settings: d
     from suite.sweep.search.checks import validated
 
     validated(config_name, axes, dict(overrides) | settings)
+
+
+def _same_as_config(config_name: str, axes: dict, overrides: dict, settings: dict) -> bool:
+    from suite.configs.resolve import resolve, to_serializable
+
+    def resolved(more: dict) -> dict:
+        return to_serializable(resolve(config_name, axes, dict(overrides) | more))
+
+    return resolved(settings) == resolved({})
 
 
 def race_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):

@@ -102,10 +102,14 @@ class Suggestion:
     stop: dict[str, Any] | None = None  # the test that stopped it
     reason: str = ""  # why it is invalid or failed
     told: bool = False  # its outcome went to the suggester (once, when its last trial ended)
+    # Its settings resolve to the config itself: it is scored with the rest, and the config's
+    # held-out trials are its validation, so it does not take a validation slot of its own.
+    same_as_config: bool = False
 
     def __setstate__(self, state: dict) -> None:
-        """One saved by a search from before it kept where a score was read resumes without."""
-        self.__dict__.update({"returns": [], "seconds": []} | state)
+        """One saved by a search from before it kept where a score was read, or which settings
+        were the config's own, resumes without."""
+        self.__dict__.update({"returns": [], "seconds": [], "same_as_config": False} | state)
 
 
 class SearchState:
@@ -120,6 +124,7 @@ class SearchState:
         order_seed: int,
         suggester: Suggester,
         check: Callable[[dict[str, Any]], None],
+        same_as_config: Callable[[dict[str, Any]], bool] | None = None,
         max_trial_s: float | None = None,
         threshold: float = math.nan,
         learner: str = "rllib",
@@ -133,6 +138,7 @@ class SearchState:
         self.order_seed = order_seed
         self.suggester = suggester
         self.check = check  # raises ValueError for settings RLlib or the suite refuses
+        self.same_as_config = same_as_config or _never  # whether settings leave the config as is
         # The budget's wall-time cap per search trial, if any. Held-out validation runs uncapped:
         # its verdict reads the budget's env steps, which a cut trial does not reach.
         self.max_trial_s = max_trial_s
@@ -150,8 +156,13 @@ class SearchState:
 
     def __setstate__(self, state: dict) -> None:
         """A search saved before the objective was a choice resumes as it ran: by return, with
-        RLlib's learner."""
-        before = {"objective": RETURN, "threshold": math.nan, "learner": "rllib"}
+        RLlib's learner, each suggestion validated apart."""
+        before = {
+            "objective": RETURN,
+            "threshold": math.nan,
+            "learner": "rllib",
+            "same_as_config": _never,
+        }
         self.__dict__.update(before | state)
 
     # -- what the searcher asks -------------------------------------------------------------
@@ -239,6 +250,7 @@ class SearchState:
                 suggestion.status, suggestion.reason = "invalid", str(error)
                 self.suggester.tell(number, "invalid", math.nan)
                 continue
+            suggestion.same_as_config = self.same_as_config(settings)
             seeds = range(self.first_seed, self.first_seed + self.seeds)
             self.queue += [self._spec(suggestion, SEARCH, seed) for seed in seeds]
             return
@@ -344,8 +356,9 @@ class SearchState:
 
     # -- validation ---------------------------------------------------------------------------
     def top(self) -> list[Suggestion]:
-        """The best scored suggestions, those cut for time among them (read where they got)."""
-        done = [s for s in self.suggestions.values() if _scored(s)]
+        """The best scored suggestions, those cut for time among them (read where they got), and
+        none that is the config itself: the config is validated anyway."""
+        done = [s for s in self.suggestions.values() if _scored(s) and not s.same_as_config]
         return sorted(done, key=lambda s: (-s.score, s.id))[: self.search.validate_top]
 
     def _advance(self) -> None:
@@ -381,6 +394,10 @@ class SearchState:
 
     def env_steps_spent(self) -> float:
         return sum(trial.curve[-1][0] for trial in self.trials.values() if trial.curve)
+
+
+def _never(settings: dict[str, Any]) -> bool:
+    return False
 
 
 def _scored(suggestion: Suggestion) -> bool:
