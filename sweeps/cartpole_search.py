@@ -54,8 +54,9 @@ SWEEP = Sweep(
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(SPACE, suggestions=3, startup_suggestions=3),
         ),
-        # Sized for an hour on 2 cores: suggestions for 25 minutes, then the validation (40
-        # trials, uncapped). A search trial gets 150 s at a third of the cores for its 50k steps;
+        # Sized for about an hour on 2 cores: suggestions for 25 minutes, then the validation (40
+        # trials, uncapped, so a slow pick runs longer: the example runs' run.json say how long
+        # each search took). A search trial gets 150 s at a third of the cores for its 50k steps;
         # slower suggestions are "too slow", scored at the env steps their seeds reached, and
         # validated uncapped when among the best.
         "laptop": Budget(
@@ -64,7 +65,7 @@ SWEEP = Sweep(
             max_trial_s=150.0,
             description="suggestions x 3 seeds x 50k steps for 25 minutes (at most 40; "
             "rl-zoo3's PPO settings first), then the top 3 and the config on 10 held-out "
-            "seeds: within an hour on 2 cores",
+            "seeds: about an hour on 2 cores, a little more (the validation is uncapped)",
             search=Search(SPACE, suggestions=40, search_seconds=1_500, first=(PPO_LIKE,)),
         ),
         "full": Budget(

@@ -60,8 +60,9 @@ SWEEP = Sweep(
             "10 held-out seeds: the whole search pipeline, not a tuning",
             search=Search(SPACE, suggestions=3, startup_suggestions=3),
         ),
-        # Sized for an hour on 2 cores: suggestions for 20 minutes, then the validation (40
-        # trials, uncapped; results/example-pendulum_search-laptop holds how long each took). A
+        # Sized for about an hour on 2 cores: suggestions for 20 minutes, then the validation (40
+        # trials, uncapped, so a slow pick runs longer: the example runs' run.json say how long
+        # each search took, results/example-pendulum_search-laptop how long each trial took). A
         # search trial gets 180 s at a third of the cores for its 100k steps (row 11 has SB3's
         # wall time for them): slower suggestions are "too slow", scored at the env steps their
         # seeds reached, and validated uncapped when among the best. 5 random suggestions before
@@ -73,7 +74,7 @@ SWEEP = Sweep(
             max_trial_s=180.0,
             description="suggestions x 3 seeds x 100k steps for 20 minutes (at most 40; "
             "rl-zoo3's PPO settings first, then with 32 envs), then the top 3 and the config "
-            "on 10 held-out seeds: within an hour on 2 cores",
+            "on 10 held-out seeds: 1 to 1.5 h on 2 cores (the validation is uncapped)",
             search=Search(
                 SPACE,
                 suggestions=40,
