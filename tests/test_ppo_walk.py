@@ -188,3 +188,13 @@ def test_the_early_pendulum_walks_noise_step_samples_the_torque_itself():
     assert raw["normalize_actions"] is False and raw["clip_actions"] is False  # the env clips
     assert base["_model_config"] == raw["_model_config"]
     assert "free_log_std=True" in base["_model_config"]  # a log std that starts at 0, as SB3's
+
+
+def test_the_early_pendulum_walks_sb3_steps_take_away_gsde_then_the_normalisation():
+    steps = {step.key: step for step in ppo_walk.PENDULUM_EARLY.steps}
+    assert steps["sb3-no-sde"].zoo.hyperparams == ("use_sde:False",)
+    assert steps["sb3-no-sde-no-norm"].zoo.hyperparams == (
+        *steps["sb3-no-sde"].zoo.hyperparams,
+        "normalize_advantage:False",
+    )
+    assert steps["sb3-no-sde-no-norm"].base == "sb3-no-sde"

@@ -253,6 +253,19 @@ PENDULUM_EARLY = replace(
     mark=50_000,
     steps=(
         Step(SB3, "SB3 PPO, rl-zoo3's settings", zoo=zoo_runs.ZOO_DEFAULTS),
+        # SB3 without what APPO cannot or does not do there: gSDE, then advantage normalisation.
+        Step(
+            "sb3-no-sde",
+            "... without gSDE (a Gaussian whose std does not depend on the state)",
+            zoo=zoo_runs.ZooSettings(hyperparams=("use_sde:False",)),
+            base=SB3,
+        ),
+        Step(
+            "sb3-no-sde-no-norm",
+            "... and without advantage normalisation",
+            zoo=zoo_runs.ZooSettings(hyperparams=("use_sde:False", "normalize_advantage:False")),
+            base="sb3-no-sde",
+        ),
         Step("suite", "APPO in rl-zoo3's layout (pendulum_ppo_layout)"),
         Step(
             "suite-normalized",
