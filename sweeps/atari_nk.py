@@ -5,8 +5,9 @@ learner update() waits for that many learner updates (suite/rllib_buffer.py), so
 buffer can only drop when broadcast_interval > N: at the Atari configs' own 5 (from RLlib's
 pong_appo.py), N=8 and N=16 could never drop at K=1 and N would not mean what it means in
 IMPACT, whose learner pulls batches asynchronously. The cost of 20: weights reach the env runner
-only every 20 learner updates. The configs' own setting (N=4, K=2, broadcast_interval=5) runs as
-a baseline cell in the laptop and full budgets, so the report shows what that cost buys.
+only every 20 learner updates. Each config's own setting (its N, K and broadcast_interval, read
+off the resolved config) runs as a baseline cell in the laptop and full budgets, so the report
+shows what that cost buys.
 """
 
 from suite.sweep.spec import Budget, LaptopAnswer, Sweep
@@ -17,7 +18,7 @@ SWEEP = Sweep(
     question="Which circular-buffer N and K give the best return per env step and per second?",
     configs=("pong", "breakout", "space_invaders"),
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8), "broadcast_interval": (20,)},
-    baselines=({"n": 4, "k": 2, "broadcast_interval": 5},),  # the configs' own, pong_appo.py's
+    configs_own_cell=True,
     laptop_answer=LaptopAnswer(
         "minatar_nk",
         "laptop",

@@ -5,9 +5,9 @@ learner update() waits for that many learner updates (suite/rllib_buffer.py), so
 buffer can only drop when broadcast_interval > N. At the tuned config's own setting, RLlib's
 default broadcast_interval=1, sampling and learning run in lock-step at K=1 and N changes
 nothing; 20 lets N matter in every cell, at the cost of weights reaching the env runner only
-every 20 updates. The tuned config's own cell (N=4, K=10, broadcast_interval=1: the search's pick,
-suite/configs/promoted/cartpole_search_laptop_suite.json) runs as a baseline cell in the laptop and
-full budgets, so the report shows what that cost buys.
+every 20 updates. The tuned config's own cell (its N, K and broadcast_interval, read off the
+resolved config, so it follows a re-tune; `python -m suite.configs cartpole` shows them) runs as a
+baseline cell in the laptop and full budgets, so the report shows what that cost buys.
 
 The laptop and full budgets ask the question of ``cartpole``, the config a user gets. The smoke
 budget, which the tests and row 4a (sweep packing) run, exercises the pipeline on
@@ -23,7 +23,7 @@ SWEEP = Sweep(
     question="Which circular-buffer N and K reach return 450 soonest on a small CPU machine?",
     configs=("cartpole", "cartpole_probed"),  # each budget names the one it runs
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4, 8), "broadcast_interval": (20,)},
-    baselines=({"n": 4, "k": 10, "broadcast_interval": 1},),  # the tuned config's own
+    configs_own_cell=True,
     budgets={
         "smoke": Budget(
             env_steps=2_000,

@@ -6,7 +6,8 @@ pace and the buffer drops what it cannot reuse: where N decides (docs/racing.md,
 on 2 cores").
 
 broadcast_interval is 20, as in ``atari_nk``: at the config's own 5 a K=1 cell with N >= 4 could
-never drop (suite/rllib_buffer.py). The config's own cell (N=4, K=2, B=5) runs beside the grid.
+never drop (suite/rllib_buffer.py). The config's own cell, read off the resolved config, runs
+beside the grid.
 
 The laptop budget's sizes come from the spread measured in its first run
 (results/example-minatar_nk-laptop-race): at 100k env steps and 3 seeds the no-reuse cells were
@@ -26,7 +27,7 @@ SWEEP = Sweep(
     "step and per second?",
     configs=("minatar_breakout_base",),
     axes={"n": (1, 2, 4, 8, 16), "k": (1, 2, 4), "broadcast_interval": (20,)},
-    baselines=({"n": 4, "k": 2, "broadcast_interval": 5},),
+    configs_own_cell=True,
     budgets={
         "smoke": Budget(
             env_steps=20_000,

@@ -75,6 +75,47 @@ def test_a_baseline_must_set_every_axis():
         Sweep("bad", "", ("cartpole_probed",), {"n": (1, 2), "k": (1,)}, {}, baselines=({"n": 4},))
 
 
+def _own_cell_sweep(configs: tuple[str, ...], **budget) -> Sweep:
+    grid = {"n": (2, 8), "k": (1,), "broadcast_interval": (20,)}
+    return Sweep(
+        "own", "", configs, grid, {"b": Budget(100, 1, "", **budget)}, configs_own_cell=True
+    )
+
+
+def test_each_config_runs_its_own_cell_read_off_its_resolved_config():
+    sweep = _own_cell_sweep(("cartpole_probed", "minatar_breakout"))
+    cells = {}
+    for trial in sweep.trials("b"):
+        cells.setdefault(trial.config_name, []).append(
+            (trial.axes["n"], trial.axes["k"], trial.axes["broadcast_interval"])
+        )
+    # the grid, then each config's own N, K and broadcast_interval (its library values)
+    assert cells["cartpole_probed"] == [(2, 1, 20), (8, 1, 20), (1, 2, 1)]
+    assert cells["minatar_breakout"] == [(2, 1, 20), (8, 1, 20), (16, 2, 5)]
+
+
+def test_a_budget_without_baselines_leaves_the_configs_own_cell_out():
+    sweep = _own_cell_sweep(("cartpole_probed",), with_baselines=False)
+    assert [t.axes["n"] for t in sweep.trials("b")] == [2, 8]
+
+
+def test_the_nk_sweeps_baseline_is_the_config_a_user_gets():
+    from suite.configs.axes import axis_values
+    from suite.configs.resolve import configured
+
+    for name, budget_name in (("cartpole_nk", "laptop"), ("atari_nk", "laptop")):
+        sweep = load_sweep(name)
+        trials = sweep.trials(budget_name)
+        for config_name in {t.config_name for t in trials}:
+            own = axis_values(configured(config_name, {}, dict(sweep.settings)))
+            cell = {axis: own[axis] for axis in sweep.axes}
+            assert any(
+                {axis: t.axes[axis] for axis in sweep.axes} == cell
+                for t in trials
+                if t.config_name == config_name
+            )
+
+
 def test_a_baseline_already_in_the_grid_runs_once():
     sweep = Sweep(
         "twice",

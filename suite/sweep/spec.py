@@ -167,6 +167,9 @@ class Sweep:
     # Single cells outside the grid, e.g. RLlib's own setting to compare the grid against; each
     # sets every axis of the sweep.
     baselines: tuple[Mapping[str, Any], ...] = ()
+    # Each config's own values of the swept axes, read off its resolved config, as one more
+    # baseline cell: it follows the config when the config is re-tuned.
+    configs_own_cell: bool = False
     laptop_answer: LaptopAnswer | None = None
 
     def __post_init__(self) -> None:
@@ -221,26 +224,26 @@ class Sweep:
         overrides: Mapping[str, Any] | None = None,
         first_seed: int = 0,
     ) -> list[TrialSpec]:
-        """The grid: configs x (axis values, plus baseline cells) x seeds (``first_seed`` on),
-        at the budget's density."""
+        """The grid: configs x (axis values, plus baseline cells and each config's own cell when
+        asked) x seeds (``first_seed`` on), at the budget's density."""
         budget = self.budget(budget_name)
-        axis_values = {
-            axis: budget.axis_values.get(axis, values) for axis, values in self.axes.items()
-        }
+        grid = {axis: budget.axis_values.get(axis, values) for axis, values in self.axes.items()}
         num_seeds = budget.seeds if seeds is None else seeds
         if num_seeds < 1:
             raise SweepError(f"--seeds must be at least 1, got {num_seeds}")
         cells = [
-            dict(zip(axis_values, values, strict=True))
-            for values in itertools.product(*axis_values.values())
+            dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())
         ]
         if budget.with_baselines:
             cells += [dict(cell) for cell in self.baselines if dict(cell) not in cells]
         settings = dict(self.settings) | dict(overrides or {})
         specs = []
         for config_name in budget.configs or self.configs:
-            env = env_id(configured(config_name, {}, settings))  # settings may replace the env
-            for cell in cells:
+            config = configured(config_name, {}, settings)
+            env = env_id(config)  # settings may replace the env
+            own = {axis: axis_values(config)[axis] for axis in self.axes}
+            with_own = budget.with_baselines and self.configs_own_cell and own not in cells
+            for cell in [*cells, own] if with_own else cells:
                 for seed in range(first_seed, first_seed + num_seeds):
                     axes = cell | {"seed": seed}
                     specs.append(
