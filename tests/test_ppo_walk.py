@@ -198,3 +198,10 @@ def test_the_early_pendulum_walks_sb3_steps_take_away_gsde_then_the_normalisatio
         "normalize_advantage:False",
     )
     assert steps["sb3-no-sde-no-norm"].base == "sb3-no-sde"
+
+
+def test_the_early_pendulum_walks_shuffled_step_permutes_the_minibatches_only():
+    base = appo_config(ppo_walk.PENDULUM_EARLY, "suite")
+    shuffled = appo_config(ppo_walk.PENDULUM_EARLY, "suite-shuffled")
+    assert changed_keys(base, shuffled) == {"shuffle_batch_per_epoch"}
+    assert base["shuffle_batch_per_epoch"] is False and shuffled["shuffle_batch_per_epoch"] is True

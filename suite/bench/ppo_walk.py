@@ -279,6 +279,17 @@ PENDULUM_EARLY = replace(
             ("ratio_to_behaviour=True",),
             base="suite",
         ),
+        # RLlib's config leaves shuffle_batch_per_epoch off for APPO, so each epoch takes the
+        # batch's rows in order: a 64-row minibatch is a stretch of consecutive steps. SB3 draws
+        # each epoch's minibatches from a permutation of the batch. The suite's learner computes
+        # V-trace once per batch, so its minibatches may be any rows (suite/learner/minibatches.py).
+        Step(
+            "suite-shuffled",
+            "... with minibatches drawn from a permutation of the batch each epoch, as SB3's (in "
+            "the batch's order there: 64 consecutive steps each)",
+            ("shuffle_batch_per_epoch=True",),
+            base="suite",
+        ),
         Step(
             "suite-raw-actions",
             "... sampling the torque itself, as SB3 does (no action normalisation: half the "
