@@ -126,6 +126,7 @@ def test_resolved_config_is_json_serialisable():
         ),
         ({"normalize_advantages": True}, "normalize_advantages is read by the suite's learner"),
         ({"learner": "suite", "ratio_to_behaviour": 1}, "ratio_to_behaviour must be True or"),
+        ({"shuffle_batch_per_epoch": True}, "time-major sequences for V-trace"),
     ],
 )
 def test_invalid_values_are_refused_with_a_clear_message(overrides, message):

@@ -125,6 +125,12 @@ def validate(config: APPOConfig) -> None:
         f"{', '.join(in_use)} is read by the suite's learner only (RLlib 2.60's APPO has no such "
         "setting): add --set learner=suite, or drop it",
     )
+    _require(
+        not config.shuffle_batch_per_epoch or learner_name(config) == "suite",
+        "shuffle_batch_per_epoch shuffles the rows that RLlib 2.60's APPO learner reads as "
+        "time-major sequences for V-trace: add --set learner=suite (V-trace once per batch), "
+        "or drop it",
+    )
     check_main_process_bundle(config)
 
 
