@@ -125,6 +125,7 @@ def validate(config: APPOConfig) -> None:
         f"{', '.join(in_use)} is read by the suite's learner only (RLlib 2.60's APPO has no such "
         "setting): add --set learner=suite, or drop it",
     )
+    # benchmarks/repro/shuffled_minibatches_vtrace.py shows the shuffled "trajectories".
     _require(
         not config.shuffle_batch_per_epoch or learner_name(config) == "suite",
         "shuffle_batch_per_epoch shuffles the rows that RLlib 2.60's APPO learner reads as "
