@@ -3,13 +3,12 @@
 seeds beside the config itself (``python -m suite.report RUN --promote``)."""
 
 from suite.sweep.search.schedule import Search
-from suite.sweep.search.space import Choice, SearchSpace
 from suite.sweep.search.spaces import (
     SB3_PPO_DEFAULTS,
     SUITE_LEARNER,
     THIRD_OF_TWO_CORES,
     cartpole,
-    with_lambda,
+    with_suite_learner,
 )
 from suite.sweep.spec import Budget, Sweep
 
@@ -31,11 +30,13 @@ PPO_LIKE = SB3_PPO_DEFAULTS | {
     "train_batch_size_per_learner": 256,
     "minibatch_size": 256,
     "num_envs_per_env_runner": 8,
+    # As SB3's PPO: advantages normalised per minibatch and shuffled minibatches (one minibatch
+    # of the whole batch here, so the shuffle changes nothing).
+    "normalize_advantages": True,
+    "shuffle_batch_per_epoch": True,
 }
 
-SPACE = SearchSpace(
-    dict(with_lambda(cartpole()).distributions) | {"ratio_to_behaviour": Choice(False, True)}
-)
+SPACE = with_suite_learner(cartpole())
 
 SWEEP = Sweep(
     name="cartpole_search",

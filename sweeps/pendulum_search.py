@@ -12,7 +12,7 @@ from suite.sweep.search.spaces import (
     SUITE_LEARNER,
     THIRD_OF_TWO_CORES,
     classic_continuous,
-    with_lambda,
+    with_suite_learner,
 )
 from suite.sweep.spec import Budget, Sweep
 
@@ -34,6 +34,10 @@ PPO_LIKE = SB3_PPO_DEFAULTS | {
     "num_envs_per_env_runner": 4,
     "use_kl_loss": False,
     "model.free_log_std": True,
+    # As SB3's PPO: advantages normalised per minibatch, PPO's ratio, shuffled minibatches.
+    "normalize_advantages": True,
+    "ratio_to_behaviour": True,
+    "shuffle_batch_per_epoch": True,
 }
 
 # Asked second: the same with 32 envs per env runner, which row 21 of benchmarks/RESULTS.md
@@ -41,7 +45,7 @@ PPO_LIKE = SB3_PPO_DEFAULTS | {
 # held-out validation did not promote it (results/example-pendulum_search-laptop_32envs_time).
 PPO_LIKE_32_ENVS = PPO_LIKE | {"num_envs_per_env_runner": 32}
 
-SPACE = with_lambda(classic_continuous())
+SPACE = with_suite_learner(classic_continuous())
 
 SWEEP = Sweep(
     name="pendulum_search",

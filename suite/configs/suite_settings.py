@@ -88,6 +88,14 @@ def suite_learner_settings_in_use(config: APPOConfig) -> list[str]:
     return [name for name in SUITE_LEARNER_SETTINGS if chosen.get(name) not in (None, False)]
 
 
+def learner_settings_as_read(config: APPOConfig) -> dict[str, Any]:
+    """``config.learner_config_dict`` as the learners read it: a suite learner setting that is
+    off (or no schedule) is the same as one never set."""
+    in_use = set(suite_learner_settings_in_use(config))
+    chosen = config.learner_config_dict
+    return {k: v for k, v in chosen.items() if k not in SUITE_LEARNER_SETTINGS or k in in_use}
+
+
 def learner_name(config: APPOConfig) -> str:
     """The name in ``LEARNERS`` of the learner ``config`` trains with."""
     chosen = config.learner_class  # RLlib's public property: its default when none was set

@@ -216,9 +216,11 @@ def _check_suggestion(config_name: str, axes: dict, overrides: dict, settings: d
 
 def _same_as_config(config_name: str, axes: dict, overrides: dict, settings: dict) -> bool:
     from suite.configs.resolve import resolve, to_serializable
+    from suite.configs.suite_settings import learner_settings_as_read
 
     def resolved(more: dict) -> dict:
-        return to_serializable(resolve(config_name, axes, dict(overrides) | more))
+        config = resolve(config_name, axes, dict(overrides) | more)
+        return to_serializable(config) | {"learner_config_dict": learner_settings_as_read(config)}
 
     return resolved(settings) == resolved({})
 

@@ -26,7 +26,7 @@ THIRD_OF_TWO_CORES = {
 # Not ``lambda``: RLlib 2.60's APPO learner never reads it (its V-trace takes no lambda; only
 # PPO's GAE does), so a searched lambda would spend suggestions on a setting with no effect. The
 # suite's learner (``learner="suite"``) reads it: a sweep that trains with it takes
-# ``SUITE_LEARNER`` as a setting and ``with_lambda`` of its space.
+# ``SUITE_LEARNER`` as a setting and ``with_suite_learner`` of its space.
 TRAINING = {
     "lr": LogUniform(1e-4, 3e-3),
     "gamma": Uniform(0.9, 0.999),
@@ -63,10 +63,22 @@ SB3_PPO_DEFAULTS = ppo_layouts.SB3_PPO_DEFAULTS
 SUITE_LEARNER = {"learner": "suite"}
 
 
-def with_lambda(space: SearchSpace) -> SearchSpace:
-    """``space`` and V-trace's lambda, for a search trained by the suite's learner (which reads
-    it), over the range of rl-zoo3's PPO entries (gae_lambda 0.8 to 0.99, and 1: no decay)."""
-    return SearchSpace(dict(space.distributions) | {"lambda": Uniform(0.8, 1.0)})
+# What the suite's learner reads and RLlib 2.60's APPO learner does not (docs/configs.md, "The
+# suite's learner"): V-trace's lambda over the range of rl-zoo3's PPO entries (gae_lambda 0.8 to
+# 0.99, and 1: no decay), and three things SB3's PPO does that APPO does not: advantage
+# normalisation, PPO's ratio against the behaviour policy, and minibatches drawn from a
+# permutation of the batch each epoch. Row 23 of benchmarks/RESULTS.md measures each on Pendulum.
+SUITE_LEARNER_SPACE = {
+    "lambda": Uniform(0.8, 1.0),
+    "normalize_advantages": Choice(False, True),
+    "ratio_to_behaviour": Choice(False, True),
+    "shuffle_batch_per_epoch": Choice(False, True),
+}
+
+
+def with_suite_learner(space: SearchSpace) -> SearchSpace:
+    """``space`` and what only the suite's learner reads, for a search trained by it."""
+    return SearchSpace(dict(space.distributions) | SUITE_LEARNER_SPACE)
 
 
 def cartpole() -> SearchSpace:
