@@ -205,3 +205,12 @@ def test_the_early_pendulum_walks_shuffled_step_permutes_the_minibatches_only():
     shuffled = appo_config(ppo_walk.PENDULUM_EARLY, "suite-shuffled")
     assert changed_keys(base, shuffled) == {"shuffle_batch_per_epoch"}
     assert base["shuffle_batch_per_epoch"] is False and shuffled["shuffle_batch_per_epoch"] is True
+
+
+def test_the_early_pendulum_walks_sb3_like_step_is_the_three_steps_together():
+    base = appo_config(ppo_walk.PENDULUM_EARLY, "suite")
+    together = appo_config(ppo_walk.PENDULUM_EARLY, "suite-sb3-like")
+    assert changed_keys(base, together) == {"learner_config_dict", "shuffle_batch_per_epoch"}
+    switches = {"normalize_advantages": True, "ratio_to_behaviour": True}
+    assert together["learner_config_dict"] == base["learner_config_dict"] | switches
+    assert together["shuffle_batch_per_epoch"] is True
