@@ -1,6 +1,8 @@
 """Rows "ppo_walk" and "ppo_walk_cartpole": from SB3's PPO to APPO in PPO's layout, one difference
 at a time (``PENDULUM``, ``CARTPOLE``); "ppo_walk_sampler" and "ppo_walk_cartpole_tuned": from a
-layout or a tuned config, one change at a time (``PENDULUM_SAMPLER``, ``CARTPOLE_TUNED``).
+layout or a tuned config, one change at a time (``PENDULUM_SAMPLER``, ``CARTPOLE_TUNED``);
+"ppo_walk_pendulum_early": what SB3's PPO does that APPO in its layout does not, on each side, read
+at 50k env steps (``PENDULUM_EARLY``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -243,11 +245,12 @@ CARTPOLE_TUNED = Walk(
     runs_dir=Path("results") / "bench-ppo_walk_cartpole_tuned",
 )
 # Row 23: where APPO loses Pendulum early. Row 11 read `pendulum_ppo_layout` far behind SB3 at
-# 50k env steps and about level at 100k, so this walk reads the 50k mark. Each step is one thing
-# SB3's PPO does differently that the suite can switch: SB3's advantage normalisation, PPO's
-# ratio against the behaviour policy, and SB3's exploration noise in the env's own action units
-# (RLlib's normalize_actions samples in [-1, 1] and scales by Pendulum's torque bound of 2, so
-# the same std explores twice as wide; SB3 samples the torque itself, which the env clips).
+# 50k env steps and about level at 100k, so this walk reads the 50k mark. On SB3's side it takes
+# away what APPO does not do; on APPO's, each step is one thing SB3's PPO does differently that
+# the suite can switch: advantage normalisation, PPO's ratio against the behaviour policy,
+# shuffled minibatches, and SB3's exploration noise in the env's own action units (RLlib's
+# normalize_actions samples in [-1, 1] and scales by Pendulum's torque bound of 2, so the same
+# std explores twice as wide; SB3 samples the torque itself, which the env clips).
 PENDULUM_EARLY = replace(
     PENDULUM,
     mark=50_000,
