@@ -208,14 +208,16 @@ def test_the_objective_option_replaces_the_searchs_and_the_run_record_keeps_it(t
 def test_a_suggestion_with_the_configs_own_settings_is_recognised_as_the_config_itself():
     """pendulum was promoted from rl-zoo3's layout without what only the suite's learner reads:
     asked again, that suggestion would rerun the config on the same held-out seeds."""
-    from suite.sweep.driver.runner import _same_as_config
+    from suite.configs.resolve import resolve
+    from suite.sweep.driver.runner import _as_read, _same_as_config
     from suite.sweep.planning.catalog import load_sweep
 
     sweep = load_sweep("sweeps/pendulum_search.py")
     first, second = sweep.budget("laptop").search.first[:2]
     off = {"normalize_advantages": False, "ratio_to_behaviour": False}
     as_promoted = first | off | {"shuffle_batch_per_epoch": False}
-    same = functools.partial(_same_as_config, "pendulum", {"seed": 0}, dict(sweep.settings))
+    where = ("pendulum", {"seed": 0}, dict(sweep.settings))
+    same = functools.partial(_same_as_config, _as_read(resolve(*where)), *where)
     assert same(as_promoted)
     assert not same(first)  # SB3's normalisation, ratio and shuffled minibatches
     assert not same(as_promoted | {"lr": 2e-3})

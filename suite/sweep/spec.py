@@ -241,9 +241,7 @@ class Sweep:
         for config_name in budget.configs or self.configs:
             config = configured(config_name, {}, settings)
             env = env_id(config)  # settings may replace the env
-            own = {axis: axis_values(config)[axis] for axis in self.axes}
-            with_own = budget.with_baselines and self.configs_own_cell and own not in cells
-            for cell in [*cells, own] if with_own else cells:
+            for cell in cells + self._own_cell(config, budget, cells):
                 for seed in range(first_seed, first_seed + num_seeds):
                     axes = cell | {"seed": seed}
                     specs.append(
@@ -257,6 +255,14 @@ class Sweep:
                         )
                     )
         return specs
+
+    def _own_cell(self, config: APPOConfig, budget: Budget, cells: list[dict]) -> list[dict]:
+        """The config's own cell, when this sweep runs it and the grid does not hold it."""
+        if not (self.configs_own_cell and budget.with_baselines):
+            return []
+        values = axis_values(config)
+        own = {axis: values[axis] for axis in self.axes}
+        return [] if own in cells else [own]
 
 
 __all__ = [

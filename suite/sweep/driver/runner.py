@@ -195,7 +195,11 @@ def search_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: 
             _check_suggestion, template.config_name, template.axes, template.overrides
         ),
         same_as_config=functools.partial(
-            _same_as_config, template.config_name, template.axes, template.overrides
+            _same_as_config,
+            _as_read(plan.trials[0].config),  # the config itself, as the plan resolved it
+            template.config_name,
+            template.axes,
+            template.overrides,
         ),
         max_trial_s=plan.sweep.budget(plan.budget).max_trial_s,
         threshold=template.threshold,
@@ -214,15 +218,20 @@ def _check_suggestion(config_name: str, axes: dict, overrides: dict, settings: d
     validated(config_name, axes, dict(overrides) | settings)
 
 
-def _same_as_config(config_name: str, axes: dict, overrides: dict, settings: dict) -> bool:
-    from suite.configs.resolve import resolve, to_serializable
+def _same_as_config(
+    config_itself: dict, config_name: str, axes: dict, overrides: dict, settings: dict
+) -> bool:
+    from suite.configs.resolve import resolve
+
+    return _as_read(resolve(config_name, axes, dict(overrides) | settings)) == config_itself
+
+
+def _as_read(config) -> dict:
+    """A resolved config as JSON, a suite learner setting that is off the same as one unset."""
+    from suite.configs.resolve import to_serializable
     from suite.configs.suite_settings import learner_settings_as_read
 
-    def resolved(more: dict) -> dict:
-        config = resolve(config_name, axes, dict(overrides) | more)
-        return to_serializable(config) | {"learner_config_dict": learner_settings_as_read(config)}
-
-    return resolved(settings) == resolved({})
+    return to_serializable(config) | {"learner_config_dict": learner_settings_as_read(config)}
 
 
 def race_searcher(plan: Plan, run_dir: Path, options: SweepOptions, watchdog: dict):
