@@ -18,6 +18,7 @@ from sweep_process import (
     REPO,
     checkpoints_a_retry_may_start_from,
     kill_worker_under,
+    last_iteration_on,
     run_dirs,
     start_sweep,
     wait_until,
@@ -92,9 +93,10 @@ def test_a_retry_no_node_left_can_host_is_recorded_failed_and_resumed_later(
             assert lines[-1]["suite_node"]["node_id"] == worker_id  # the one node it fits
             return True
 
-        big, reached, killed_at = kill_worker_under(cluster, sweep, run_dir, big_one)
+        big, killed_at = kill_worker_under(cluster, sweep, run_dir, big_one)
         code = sweep.wait(timeout=180)
         ended_s = time.monotonic() - killed_at
+        reached = last_iteration_on(run_dir, big, worker_id)
     finally:
         sweep.kill()
         if run_dirs(results, SWEEP):

@@ -15,6 +15,7 @@ from sweep_process import (
     REPO,
     checkpoints_a_retry_may_start_from,
     kill_worker_under,
+    last_iteration_on,
     run_dirs,
     start_sweep,
     wait_until,
@@ -63,9 +64,10 @@ def test_a_lost_worker_node_is_recorded_and_its_trial_resumes_on_the_head(doomed
         def on_worker(lines: list[dict]) -> bool:
             return lines[-1]["suite_node"]["node_id"] == worker_id
 
-        lost_trial, reached, killed_at = kill_worker_under(cluster, sweep, run_dir, on_worker)
+        lost_trial, killed_at = kill_worker_under(cluster, sweep, run_dir, on_worker)
         code = sweep.wait(timeout=240)
         took_s = time.monotonic() - killed_at
+        reached = last_iteration_on(run_dir, lost_trial, worker_id)
     finally:
         sweep.kill()
         if run_dirs(results, "node_loss_drill"):
