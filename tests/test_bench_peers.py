@@ -180,6 +180,8 @@ def test_a_suite_far_below_sb3_misses_the_return_and_never_reaching_misses_the_t
     met = _targets(found)
     assert met["return at 100k env steps at least SB3's"] is False
     assert met["wall time to -250 at most SB3's"] is False  # the suite never reached -250
+    assert met["issue 32: return at 100k env steps at least -300"] is False
+    assert met["issue 32: wall time to -250 at most twice SB3's"] is False
     assert found["sides"][peers.SB3]["reached"] == 4
     assert found["sides"]["pendulum"]["reached"] == 0
     # a config measured beside the judged one (its evidence) would have met both: not judged
@@ -193,6 +195,17 @@ def test_a_suite_as_good_and_faster_meets_both():
     # both reach -250 at their first point: the suite at 5 s, SB3 at 20 s
     assert met["wall time to -250 at most SB3's"] is True
     assert met["moonshot: wall time to -250 at most half SB3's"] is True
+
+
+def test_a_suite_slower_than_sb3_but_within_twice_meets_issue_32s_time_only():
+    pendulum = next(p for p in peers.PEER_ENVS if p.env == "Pendulum-v1")
+    slow = [_flat(-200.0, seconds=(35.0, 60.0, 90.0)) for _ in range(4)]  # -250 at 35 s
+    curves = {side: slow for side in peers.sides(pendulum)}
+    curves[peers.SB3] = [_flat(-210.0, seconds=(20.0, 40.0, 70.0)) for _ in range(4)]  # at 20 s
+    met = _targets(peers.summarize_env(pendulum, curves, {}, quick=False))
+    assert met["wall time to -250 at most SB3's"] is False
+    assert met["issue 32: wall time to -250 at most twice SB3's"] is True
+    assert met["issue 32: return at 100k env steps at least -300"] is True
 
 
 def test_a_suite_behind_sb3_with_overlapping_cis_is_met_as_a_tie_and_says_so():
@@ -210,7 +223,7 @@ def test_quick_rows_judge_nothing():
     pendulum = next(p for p in peers.PEER_ENVS if p.env == "Pendulum-v1")
     curves = {side: [_flat(-200.0)] for side in peers.sides(pendulum)}
     found = peers.summarize_env(pendulum, curves, {}, quick=True)
-    assert [target["met"] for target in found["targets"]] == [None, None, None]
+    assert [target["met"] for target in found["targets"]] == [None] * 5
     assert found["marks"] == [10_000]
 
 
