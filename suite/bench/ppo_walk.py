@@ -2,7 +2,8 @@
 at a time (``PENDULUM``, ``CARTPOLE``); "ppo_walk_sampler" and "ppo_walk_cartpole_tuned": from a
 layout or a tuned config, one change at a time (``PENDULUM_SAMPLER``, ``CARTPOLE_TUNED``);
 "ppo_walk_pendulum_early": what SB3's PPO does that APPO in its layout does not, on each side, read
-at 50k env steps (``PENDULUM_EARLY``).
+at 50k env steps (``PENDULUM_EARLY``); "ppo_walk_pendulum_tuned": the tuned Pendulum config with
+row 23's largest finding added (``PENDULUM_TUNED``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -316,7 +317,28 @@ PENDULUM_EARLY = replace(
     runs_dir=Path("results") / "bench-ppo_walk_pendulum_early",
     seeds=10,  # at 5, advantage normalisation led on every seed (run of 2026-12-07T04:12)
 )
-WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER, CARTPOLE_TUNED, PENDULUM_EARLY)
+# Row 24: does the tuned Pendulum config (pendulum_search's pick under the suite's learner, which
+# `pendulum` resolves to) gain what row 23 found in rl-zoo3's layout? Its minibatches are in the
+# batch's order too (100 consecutive steps each). On fresh seeds: neither its search (0-2, its
+# held-out 10,000-10,009), row 23 (7-16) nor row 11 (up to 110,004) used them.
+PENDULUM_TUNED = replace(
+    PENDULUM,
+    sweep="sweeps/pendulum_tuned_walk.py",
+    sweep_name="pendulum_tuned_walk",
+    first_seed=120_000,
+    steps=(
+        Step("tuned", "the tuned config (pendulum_search_laptop_suite, which `pendulum` is)"),
+        Step(
+            "shuffled",
+            "... with minibatches drawn from a permutation of the batch each epoch, as SB3's",
+            ("shuffle_batch_per_epoch=True",),
+            base="tuned",
+        ),
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_pendulum_tuned",
+    seeds=10,
+)
+WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER, CARTPOLE_TUNED, PENDULUM_EARLY, PENDULUM_TUNED)
 
 
 def measure(quick: bool, walk: Walk = PENDULUM) -> dict:

@@ -175,6 +175,12 @@ def _ppo_walk_pendulum_early(options: MeasureOptions) -> dict:
     return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_EARLY)
 
 
+def _ppo_walk_pendulum_tuned(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_TUNED)
+
+
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     from suite.bench import ppo_walk
 
@@ -416,6 +422,13 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk_pendulum_early,
         render=_render_ppo_walk,
         notes="ppo_walk_pendulum_early",
+    ),
+    Row(
+        key="ppo_walk_pendulum_tuned",
+        title="24. The tuned Pendulum config with shuffled minibatches",
+        measure=_ppo_walk_pendulum_tuned,
+        render=_render_ppo_walk,
+        notes="ppo_walk_pendulum_tuned",
     ),
 )
 
