@@ -175,8 +175,14 @@ def test_the_time_search_page_says_its_objective_and_states_the_verdict_in_secon
     page = render("search_report.html.j2", search_context(time_search))
     assert '<p id="objective"><b>Objective: wall time to the threshold 0' in page
     status = page.split('<p class="verdict"><b>')[1].split("</b>")[0]
-    assert status.startswith("Promote suggestion 8: on 10 held-out seeds it reaches the threshold")
+    assert status.startswith(
+        "Fastest to the threshold: suggestion 8: on 10 held-out seeds it reaches the threshold"
+    )
     assert "one-sided Welch p = " in status and "thresholds per hour" in status
+    # --promote refuses a search by time, so the page neither says nor advises promoting it
+    assert "Not promotable" in status and "--objective return" in status
+    assert "--promote</code>" not in page  # no promotion command
+    assert "--budget laptop --objective return --first-seed" in page
     row = page.split("<tr><td>suggestion 7</td>")[1].split("</tr>")[0]
     assert "<td>never [never, never]</td>" in row
     assert "wall time to the threshold, from the IQM of thresholds per hour" in page

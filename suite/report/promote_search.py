@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from suite.configs.promote import provenance
 from suite.report.analysis import search
-from suite.stats.objective import RETURN
 from suite.store.reader import RunData
 
 
@@ -27,19 +26,11 @@ class SearchPromotion:
 
 def search_promotion(run: RunData) -> SearchPromotion:
     record = run.search
-    if not record.get("finished"):
-        raise SearchPromoteError("the search is not finished: resume it, then promote")
-    if search.objective(record) != RETURN:
-        raise SearchPromoteError(
-            f"refusing to promote: this search ranked by {search.objective(record)}, and a "
-            "promoted config's evidence is its return at the budget on held-out seeds; run the "
-            "search with --objective return to promote from it"
-        )
-    trials = search.search_trials(run)
-    verdict = search.validation(record, trials)
-    if verdict is None or not verdict.promotable:
-        why = verdict.reason() if verdict else "no validation with held-out returns"
-        raise SearchPromoteError(f"refusing to promote: {why}")
+    trials = search.search_trials(run) if record.get("finished") else None
+    verdict = search.validation(record, trials) if trials is not None else None
+    refusal = search.promotion_refusal(record, verdict)
+    if refusal is not None:
+        raise SearchPromoteError(f"refusing to promote: {refusal}")
     named = {search.suggestion_name(s["id"], record["config"]): s for s in record["suggestions"]}
     pick = named[verdict.pick]
     spec = _spec(run, pick["id"])

@@ -18,6 +18,7 @@ from suite.configs.promoted import load_promoted
 from suite.humanize import duration, fmt, plural
 from suite.report.analysis.regime import NEITHER, TOO_SHORT, Regime
 from suite.report.analysis.verdict import DECISIVE, LEANING, MIN_SEEDS_DECISIVE
+from suite.stats.objective import RETURN
 
 CLUSTER_S = 24 * 3600.0  # an estimate beyond a day: a cluster's job, not this machine's
 NO_TRAINING = "trains nothing; seconds on any machine"
@@ -345,9 +346,11 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-def search_next_steps(metadata: dict, run_path: Path, promotable: bool, why: str) -> list[NextStep]:
+def search_next_steps(
+    metadata: dict, run_path: Path, promotable: bool, why: str, objective: str
+) -> list[NextStep]:
     """A search's next commands: its promotion when the held-out verdict allows one, else the
-    search again on fresh seeds (``why``: the validation's reason)."""
+    search again on fresh seeds, by return (``why``: the reason it cannot promote)."""
     folder = shown_path(run_path)
     sweep = metadata.get("sweep_source") or metadata.get("sweep", "SWEEP")
     budget = (metadata.get("budget") or {}).get("name", "")
@@ -361,9 +364,10 @@ def search_next_steps(metadata: dict, run_path: Path, promotable: bool, why: str
             )
         ]
     schedule = metadata.get("search") or {}
+    by_return = "" if objective == RETURN else " --objective return"
     return [
         NextStep(
-            f"python -m suite.sweep {sweep} --budget {budget} --first-seed "
+            f"python -m suite.sweep {sweep} --budget {budget}{by_return} --first-seed "
             f"{int(metadata.get('first_seed') or 0) + 100}",
             f"--promote refuses this search ({why}); a new search on fresh seeds, "
             f"{schedule.get('validate_seeds', '?')} held-out seeds per validated suggestion.",

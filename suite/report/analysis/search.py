@@ -137,6 +137,22 @@ def validation(record: dict, trials: pd.DataFrame) -> Validation | None:
     return validate(named, suggestion_name(INCUMBENT, config), record["schedule"]["alpha"])
 
 
+def promotion_refusal(record: dict, verdict: Validation | None) -> str | None:
+    """Why ``--promote`` refuses the search's pick, or None when it takes it: the one rule the
+    page's advice and the promotion itself both apply (``verdict``: None when unfinished)."""
+    if not record.get("finished"):
+        return "the search is not finished: resume it, then promote"
+    if objective(record) != RETURN:
+        return (
+            f"this search ranked by {objective(record)}, and a promoted config's evidence is its "
+            "return at the budget on held-out seeds; run the search with --objective return to "
+            "promote from it"
+        )
+    if verdict is None:
+        return "no validation with held-out returns"
+    return None if verdict.promotable else verdict.reason()
+
+
 def held_out_runs(trials: pd.DataFrame, config: str) -> dict[str, int]:
     """Validated name -> its held-out trials that ran, scored or not."""
     held_out = trials[trials["phase"] == "validation"]

@@ -98,16 +98,13 @@ def search_context(run: RunData) -> dict:
 
 
 def _search_next(run: RunData, trials: pd.DataFrame) -> list:
-    """The search page's Next: ``--promote`` when the held-out verdict allows it (as
-    ``suite.report.promote_search`` decides), else a new search."""
-    verdict = search.validation(run.search, trials)
-    if not run.search.get("finished"):
-        promotable, why = False, "the search is not finished: resume it, then promote"
-    elif verdict is None:
-        promotable, why = False, "no validation with held-out returns"
-    else:
-        promotable, why = verdict.promotable, verdict.reason()
-    return search_next_steps(run.metadata, run.path, promotable, why)
+    """The search page's Next: ``--promote`` when it would take the pick (the rule
+    ``suite.report.promote_search`` applies), else a new search."""
+    verdict = search.validation(run.search, trials) if run.search.get("finished") else None
+    refusal = search.promotion_refusal(run.search, verdict)
+    why = refusal if refusal is not None else verdict.reason()
+    objective = search.objective(run.search)
+    return search_next_steps(run.metadata, run.path, refusal is None, why, objective)
 
 
 def report_context(run: RunData) -> dict:
