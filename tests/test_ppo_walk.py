@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from suite.bench import ppo_walk
@@ -84,6 +86,7 @@ def test_the_rendered_walk_names_each_steps_base():
                 "returns": {"7": 100.0 + i, "8": 300.0 + 2 * i},
                 "iqm": {"point": 1.0, "low": 0.0, "high": 2.0},
                 "seconds_at_mark": {"median": 1.0},
+                "seconds_to_threshold": {"median": math.inf},
                 "reached": 0,
             }
             for i, step in enumerate(ppo_walk.CARTPOLE.steps)
@@ -94,6 +97,34 @@ def test_the_rendered_walk_names_each_steps_base():
     bases = [step.base for step in ppo_walk.CARTPOLE.steps]
     for row, base in zip(rows, bases, strict=True):
         assert (f"`{base}`'s, p = " in row) if base else "| - |" in row
+        assert "| not reached | 0 of 2 |" in row
+
+
+def test_a_walk_read_at_an_early_mark_too_compares_each_step_there_as_well():
+    walk = ppo_walk.PENDULUM_TUNED
+    late, early = {"7": -200.0, "8": -210.0, "9": -190.0}, {"7": -900.0, "8": -950.0, "9": -990.0}
+    steps = {}
+    for i, step in enumerate(walk.steps):
+        shift = 500.0 * i  # the shuffled step far ahead at the early mark only
+        steps[step.key] = {
+            "label": step.label,
+            "returns": late,
+            "iqm": {"point": -200.0, "low": -210.0, "high": -190.0},
+            "seconds_at_mark": {"median": 50.0},
+            "seconds_to_threshold": {"median": 40.0 - i},
+            "reached": 3,
+            "early": {
+                "returns": {seed: value + shift for seed, value in early.items()},
+                "iqm": {"point": -950.0 + shift, "low": -990.0 + shift, "high": -900.0 + shift},
+            },
+        }
+    data = {"walk": walk.runs_dir.name, "env": walk.env, "mark": walk.mark, "seeds": [7, 8, 9]}
+    lines = ppo_walk.render(data | {"threshold": walk.threshold, "steps": steps})
+    at_early = lines[lines.index("The same runs at 50,000 env steps:") :]
+    (shuffled,) = [line for line in at_early if line.startswith("| ... with minibatches")]
+    assert "| -450 [-490, -400] | mean above `tuned`'s, p = " in shuffled
+    (late_row,) = [line for line in lines[: len(lines) - len(at_early)] if "| ... with" in line]
+    assert "`tuned`'s, p = 1 | 50 | 39 | 3 of 3 |" in late_row  # level at the late mark
 
 
 def test_cartpoles_entropy_step_adds_the_entropy_bonus_only():
