@@ -144,7 +144,7 @@ def promotion_refusal(record: dict, verdict: Validation | None) -> str | None:
         return "the search is not finished: resume it, then promote"
     if objective(record) != RETURN:
         return (
-            f"this search ranked by {objective(record)}, and a promoted config's evidence is its "
+            f"the search ranked by {objective(record)}, and a promoted config's evidence is its "
             "return at the budget on held-out seeds; run the search with --objective return to "
             "promote from it"
         )
