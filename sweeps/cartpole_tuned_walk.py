@@ -1,6 +1,7 @@
 """The tuned CartPole config alone, one trial at a time on both cores: the base of row 22's walk
 (``python -m suite.bench --rows ppo_walk_cartpole_tuned``), which takes its search's choices
-back one at a time, on the same seeds, with ``--set``.
+back one at a time, on the same seeds, with ``--set``; and of row 25's
+(``python -m suite.bench --rows ppo_walk_cartpole_shuffled``), which shuffles its minibatches.
 
 It runs ``cartpole_search_laptop_suite`` by that name, not ``cartpole``: the walk measures that
 pick, whatever ``cartpole`` resolves to later.

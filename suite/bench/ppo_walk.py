@@ -2,8 +2,9 @@
 at a time (``PENDULUM``, ``CARTPOLE``); "ppo_walk_sampler" and "ppo_walk_cartpole_tuned": from a
 layout or a tuned config, one change at a time (``PENDULUM_SAMPLER``, ``CARTPOLE_TUNED``);
 "ppo_walk_pendulum_early": what SB3's PPO does that APPO in its layout does not, on each side, read
-at 50k env steps (``PENDULUM_EARLY``); "ppo_walk_pendulum_tuned": the tuned Pendulum config with
-row 23's largest finding added (``PENDULUM_TUNED``).
+at 50k env steps (``PENDULUM_EARLY``); "ppo_walk_pendulum_tuned" and
+"ppo_walk_cartpole_shuffled": the tuned Pendulum and CartPole configs with row 23's largest
+finding added (``PENDULUM_TUNED``, ``CARTPOLE_TUNED_SHUFFLED``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -340,7 +341,29 @@ PENDULUM_TUNED = replace(
     seeds=10,
     early_mark=50_000,  # where row 23 found shuffling ahead
 )
-WALKS = (PENDULUM, CARTPOLE, PENDULUM_SAMPLER, CARTPOLE_TUNED, PENDULUM_EARLY, PENDULUM_TUNED)
+# Row 25: the same question for the tuned CartPole config, whose 64-sample minibatches of
+# 512-step batches are in the batch's order too; read at row 11's mark and at half of it. Fresh
+# seeds: its search used 0-2 (held-out 10,000-10,009), rows 19 and 22 7-16, row 11 up to 110,004.
+CARTPOLE_TUNED_SHUFFLED = replace(
+    CARTPOLE_TUNED,
+    first_seed=130_000,
+    steps=(
+        Step("tuned", "the tuned config (cartpole_search_laptop_suite, which `cartpole` is)"),
+        PENDULUM_TUNED.steps[1],  # shuffled, as for Pendulum
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_cartpole_shuffled",
+    seeds=10,
+    early_mark=25_000,
+)
+WALKS = (
+    PENDULUM,
+    CARTPOLE,
+    PENDULUM_SAMPLER,
+    CARTPOLE_TUNED,
+    PENDULUM_EARLY,
+    PENDULUM_TUNED,
+    CARTPOLE_TUNED_SHUFFLED,
+)
 
 
 def measure(quick: bool, walk: Walk = PENDULUM) -> dict:

@@ -181,6 +181,12 @@ def _ppo_walk_pendulum_tuned(options: MeasureOptions) -> dict:
     return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_TUNED)
 
 
+def _ppo_walk_cartpole_shuffled(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_TUNED_SHUFFLED)
+
+
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     from suite.bench import ppo_walk
 
@@ -429,6 +435,13 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk_pendulum_tuned,
         render=_render_ppo_walk,
         notes="ppo_walk_pendulum_tuned",
+    ),
+    Row(
+        key="ppo_walk_cartpole_shuffled",
+        title="25. The tuned CartPole config with shuffled minibatches",
+        measure=_ppo_walk_cartpole_shuffled,
+        render=_render_ppo_walk,
+        notes="ppo_walk_cartpole_shuffled",
     ),
 )
 
