@@ -26,8 +26,7 @@ class SearchPromotion:
 
 def search_promotion(run: RunData) -> SearchPromotion:
     record = run.search
-    trials = search.search_trials(run) if record.get("finished") else None
-    verdict = search.validation(record, trials) if trials is not None else None
+    verdict = search.validation(record, search.search_trials(run))
     refusal = search.promotion_refusal(record, verdict)
     if refusal is not None:
         raise SearchPromoteError(f"refusing to promote: {refusal}")

@@ -139,7 +139,7 @@ def validation(record: dict, trials: pd.DataFrame) -> Validation | None:
 
 def promotion_refusal(record: dict, verdict: Validation | None) -> str | None:
     """Why ``--promote`` refuses the search's pick, or None when it takes it: the one rule the
-    page's advice and the promotion itself both apply (``verdict``: None when unfinished)."""
+    page's verdict, its advice and the promotion itself apply (``verdict``: ``validation``'s)."""
     if not record.get("finished"):
         return "the search is not finished: resume it, then promote"
     if objective(record) != RETURN:

@@ -38,6 +38,7 @@ from suite.report.presentation.formatting import fmt, plural
 from suite.report.presentation.race import race_decided, race_section
 from suite.report.presentation.reliability import reliability
 from suite.report.presentation.search import search_section
+from suite.stats.validation import Validation
 from suite.store import schema
 from suite.store.reader import RunData
 from suite.store.schema import TrialStatus
@@ -88,7 +89,7 @@ def search_context(run: RunData) -> dict:
         "title": f"{run.sweep} / {run.run_id}",
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "counts": _counts(trials),
-        "next_steps": _search_next(run, trials),
+        "next_steps": _search_next(run, section["verdict"] if section else None),
         "search": section,
         "failed_none": section["reach"]["failed"] if section else NO_FAILED,
         **_trial_rows(run, trials, failed),
@@ -97,10 +98,9 @@ def search_context(run: RunData) -> dict:
     }
 
 
-def _search_next(run: RunData, trials: pd.DataFrame) -> list:
+def _search_next(run: RunData, verdict: Validation | None) -> list:
     """The search page's Next: ``--promote`` when it would take the pick (the rule
-    ``suite.report.promote_search`` applies), else a new search."""
-    verdict = search.validation(run.search, trials) if run.search.get("finished") else None
+    ``suite.report.promote_search`` applies), else a new search; ``verdict``: the section's."""
     refusal = search.promotion_refusal(run.search, verdict)
     why = refusal if refusal is not None else verdict.reason()
     objective = search.objective(run.search)

@@ -26,6 +26,7 @@ from suite.report.analysis.search import (
     held_out_wall,
     objective,
     phase_scores,
+    promotion_refusal,
     settings_to_plot,
     short_of_budget,
     suggestion_name,
@@ -107,23 +108,14 @@ def _status(record: dict, verdict: Validation | None) -> str:
         return f"The search is not finished (phase: {record['phase']}); no verdict yet."
     if verdict is None:
         return f"No verdict: {_why_no_validation(record)}."
-    if objective(record) != RETURN:
-        return _time_status(verdict)
-    if verdict.promotable:
-        return f"Promote {verdict.pick}: {verdict.reason()}."
-    return f"Nothing to promote: {verdict.reason()}."
-
-
-def _time_status(verdict: Validation) -> str:
-    """A search by wall time names its fastest pick, but promotes nothing: a promoted config's
-    evidence is its return at the budget on held-out seeds (``promotion_refusal``)."""
+    reason = verdict.reason() if objective(record) == RETURN else _time_reason(verdict)
     if not verdict.promotable:
-        return f"Nothing to promote: {_time_reason(verdict)}."
-    return (
-        f"Fastest to the threshold: {verdict.pick}: {_time_reason(verdict)}. Not promotable: "
-        "a promoted config's evidence is its return at the budget on held-out seeds, so only a "
-        "search by return (--objective return) promotes."
-    )
+        return f"Nothing to promote: {reason}."
+    refusal = promotion_refusal(record, verdict)
+    if refusal is None:
+        return f"Promote {verdict.pick}: {reason}."
+    # A finished search's promotable pick is refused only for its objective: wall time.
+    return f"Fastest to the threshold: {verdict.pick}: {reason}. Not promotable: {refusal}."
 
 
 def _time_reason(verdict: Validation) -> str:
