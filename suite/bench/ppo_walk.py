@@ -323,6 +323,12 @@ PENDULUM_EARLY = replace(
 # `pendulum` resolves to) gain what row 23 found in rl-zoo3's layout? Its minibatches are in the
 # batch's order too (100 consecutive steps each). On fresh seeds: neither its search (0-2, its
 # held-out 10,000-10,009), row 23 (7-16) nor row 11 (up to 110,004) used them.
+SHUFFLED = Step(
+    "shuffled",
+    "... with minibatches drawn from a permutation of the batch each epoch, as SB3's",
+    ("shuffle_batch_per_epoch=True",),
+    base="tuned",
+)
 PENDULUM_TUNED = replace(
     PENDULUM,
     sweep="sweeps/pendulum_tuned_walk.py",
@@ -330,12 +336,7 @@ PENDULUM_TUNED = replace(
     first_seed=120_000,
     steps=(
         Step("tuned", "the tuned config (pendulum_search_laptop_suite, which `pendulum` is)"),
-        Step(
-            "shuffled",
-            "... with minibatches drawn from a permutation of the batch each epoch, as SB3's",
-            ("shuffle_batch_per_epoch=True",),
-            base="tuned",
-        ),
+        SHUFFLED,
     ),
     runs_dir=Path("results") / "bench-ppo_walk_pendulum_tuned",
     seeds=10,
@@ -349,7 +350,7 @@ CARTPOLE_TUNED_SHUFFLED = replace(
     first_seed=130_000,
     steps=(
         Step("tuned", "the tuned config (cartpole_search_laptop_suite, which `cartpole` is)"),
-        PENDULUM_TUNED.steps[1],  # shuffled, as for Pendulum
+        SHUFFLED,
     ),
     runs_dir=Path("results") / "bench-ppo_walk_cartpole_shuffled",
     seeds=10,
