@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from suite.configs.evidence import REPOSITORY, RecordValue
+from suite.configs.registry import EVIDENCE_BACKED
 from suite.store import schema
 from suite.store.files import read_parquet
 
@@ -64,7 +65,8 @@ class StoreRate:
 # held-out trials (suggestion 0) in the committed Space Invaders search, which ran its validation
 # one trial at a time too. A config missing here, or whose record is missing or lacks it (a row not
 # re-measured since the config joined it), gets no estimate rather than a guess, and the estimate's
-# source names the record.
+# source names the record. A promoted config run by its own name (a walk's base) takes the rate
+# of the library name that rests on it (``measured_as``).
 MEASURED_STEPS_PER_S = {
     "cartpole_probed": RecordValue("race", "data.configs.cartpole.env_steps_per_s.median"),
     # The older search pick, measured as ``cartpole`` when that name rested on it: row 11's
@@ -136,10 +138,19 @@ def measured_steps_per_s(config_name: str) -> float | None:
     return _measured(config_name)[0]
 
 
+def measured_as(config_name: str) -> str:
+    """The name a config's rate was measured under: the evidence-backed library name that rests
+    on a promoted config (``pendulum`` for ``pendulum_search_laptop_suite``), else its own."""
+    if config_name in MEASURED_STEPS_PER_S:
+        return config_name
+    backed_by = [name for name, backing in EVIDENCE_BACKED.items() if backing == config_name]
+    return backed_by[0] if len(backed_by) == 1 else config_name
+
+
 def _measured(config_name: str) -> tuple[float | None, str | None]:
     """The config's rate, read once; without one, what is missing (None for a config with no
     record named), warned about."""
-    where = MEASURED_STEPS_PER_S.get(config_name)
+    where = MEASURED_STEPS_PER_S.get(measured_as(config_name))
     if where is None:
         return None, None
     try:
