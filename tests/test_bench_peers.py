@@ -219,6 +219,28 @@ def test_a_suite_behind_sb3_with_overlapping_cis_is_met_as_a_tie_and_says_so():
     assert "suite `pendulum`: -245 [" in line  # the numbers behind it: the IQM of the middle two
 
 
+def test_a_fixed_return_reached_by_the_iqm_with_a_ci_past_it_is_met_as_a_tie_and_says_so():
+    """Row 11 of 2026-12-07: `pendulum` -249 [-319, -201] against issue 32's -300 read "met"
+    with nothing said of the CI's low end past -300."""
+    from suite.bench import peers_table
+
+    found = _record([-200.0, -250.0, -290.0, -600.0], [-210.0, -220.0, -200.0, -230.0])
+    target = next(t for t in found["targets"] if t["text"].startswith("issue 32: return"))
+    iqm = found["sides"]["pendulum"]["return_at"]["100000"]
+    assert iqm["point"] >= -300.0 > iqm["low"]
+    assert target["met"] is True and target["tie"] is True and target["value"] == -300.0
+    line = peers._target_line(target, found)
+    assert ": **met**, as a tie: the IQM reaches -300 but its 95% CI reaches past it" in line
+    assert "behind SB3's" not in line
+    data = {"envs": {"Pendulum-v1": found}}
+    assert any(
+        "as a tie (its 95% CI reaches past -300)" in x for x in peers_table._target_lines(data)
+    )
+    clear = _record([-200.0, -210.0, -220.0, -230.0], [-210.0, -220.0, -200.0, -230.0])
+    (cleared,) = [t for t in clear["targets"] if t["text"].startswith("issue 32: return")]
+    assert cleared["met"] is True and cleared["tie"] is False
+
+
 def test_quick_rows_judge_nothing():
     pendulum = next(p for p in peers.PEER_ENVS if p.env == "Pendulum-v1")
     curves = {side: [_flat(-200.0)] for side in peers.sides(pendulum)}

@@ -377,12 +377,20 @@ def at_most(suite: Interval, peer: Interval, factor: float = 1.0) -> bool | None
 
 def judge(target: Target, summaries: dict, suite_config: str, quick: bool) -> dict:
     """The target's verdict; --quick rows judge nothing (their marks are not the targets').
-    ``tie``: met against SB3 only because the CIs overlap, the suite's estimate on SB3's wrong
-    side (a met the seeds cannot tell from a miss)."""
+    ``tie``: a met the seeds cannot tell from a miss: against SB3, met only because the CIs
+    overlap, the suite's estimate on SB3's wrong side; for a fixed return (``value``), an IQM
+    that reaches it with a 95% CI that reaches past it."""
     suite, peer = summaries[suite_config], summaries[SB3]
     met = None if quick else _met(target, suite, peer)
     tie = bool(met) and _behind(target, suite, peer)
-    return {"text": target.text, "kind": target.kind, "mark": target.mark, "met": met, "tie": tie}
+    return {
+        "text": target.text,
+        "kind": target.kind,
+        "mark": target.mark,
+        "value": target.value,
+        "met": met,
+        "tie": tie,
+    }
 
 
 def _compared(target: Target, suite: dict, peer: dict) -> tuple[Interval, Interval]:
@@ -408,9 +416,9 @@ def _met(target: Target, suite: dict, peer: dict) -> bool | None:
 
 def _behind(target: Target, suite: dict, peer: dict) -> bool:
     """Whether the suite's point estimate is on the wrong side of SB3's, for a target judged
-    against SB3 (a fixed return to reach is judged by the point itself: never behind)."""
+    against SB3; for a fixed return to reach, whether the CI's low end is short of it."""
     if target.value is not None:
-        return False
+        return _interval(suite["return_at"][str(target.mark)]).low < target.value
     mine, theirs = _compared(target, suite, peer)
     if target.kind == "seconds":
         return mine.point > target.factor * theirs.point
@@ -525,13 +533,17 @@ def _target_line(target: dict, found: dict) -> str:
     verdict = {None: "not judged", True: "**met**", False: "**missed**"}[target["met"]]
     line = f"- {target['text']}: {verdict}"
     if target.get("tie"):  # records from before ``tie`` was kept do not say
-        line += (
-            ", as a tie: the suite's estimate is behind SB3's and the 95% CIs overlap, so these "
-            "seeds cannot tell it from a miss. " + _gap(target, found)
-        )
+        line += f", as a tie: {_why_tie(target)}, so these seeds cannot tell it from a miss. "
+        line += _gap(target, found)
     if target["met"] is False:
         line += ". " + _gap(target, found)
     return line + "."
+
+
+def _why_tie(target: dict) -> str:
+    if target.get("value") is not None:
+        return f"the IQM reaches {target['value']:g} but its 95% CI reaches past it"
+    return "the suite's estimate is behind SB3's and the 95% CIs overlap"
 
 
 def _gap(target: dict, found: dict) -> str:

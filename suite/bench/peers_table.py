@@ -65,11 +65,17 @@ def _return_mark(found: dict) -> int:
     return marks[0] if marks else found["marks"][-1]
 
 
+def _tie_words(target: dict) -> str:
+    if target.get("value") is not None:
+        return f"its 95% CI reaches past {target['value']:g}"
+    return "behind SB3, the CIs overlap"
+
+
 def _target_lines(data: dict) -> list[str]:
     words = {True: "met", False: "missed", None: "not judged (--quick)"}
     return [
         f"- {env}, {target['text']}: **{words[target['met']]}**"
-        + (" as a tie (behind SB3, the CIs overlap)" if target.get("tie") else "")
+        + (f" as a tie ({_tie_words(target)})" if target.get("tie") else "")
         for env, found in data["envs"].items()
         for target in found["targets"]
     ]
