@@ -344,6 +344,7 @@ ROWS: tuple[Row, ...] = (
         "RLlib's tuned examples)",
         measure=_peers,
         render=_render_peers,
+        notes="peers",
     ),
     Row(
         key="learner_cost",
