@@ -382,7 +382,7 @@ def judge(target: Target, summaries: dict, suite_config: str, quick: bool) -> di
     that reaches it with a 95% CI that reaches past it."""
     suite, peer = summaries[suite_config], summaries[SB3]
     met = None if quick else _met(target, suite, peer)
-    tie = bool(met) and _behind(target, suite, peer)
+    tie = bool(met) and _cannot_tell_from_a_miss(target, suite, peer)
     return {
         "text": target.text,
         "kind": target.kind,
@@ -414,9 +414,9 @@ def _met(target: Target, suite: dict, peer: dict) -> bool | None:
     return at_least(mine, theirs)
 
 
-def _behind(target: Target, suite: dict, peer: dict) -> bool:
-    """Whether the suite's point estimate is on the wrong side of SB3's, for a target judged
-    against SB3; for a fixed return to reach, whether the CI's low end is short of it."""
+def _cannot_tell_from_a_miss(target: Target, suite: dict, peer: dict) -> bool:
+    """For a target judged against SB3, whether the suite's point estimate is on the wrong side
+    of SB3's; for a fixed return to reach, whether the CI's low end is short of it."""
     if target.value is not None:
         return _interval(suite["return_at"][str(target.mark)]).low < target.value
     mine, theirs = _compared(target, suite, peer)
