@@ -398,15 +398,19 @@ def _compared(target: Target, suite: dict, peer: dict) -> tuple[Interval, Interv
     the threshold, or the return at its mark."""
     if target.kind == "seconds":
         return _interval(suite["seconds_ci"]), _interval(peer["seconds_ci"])
-    mark = str(target.mark)
-    return _interval(suite["return_at"][mark]), _interval(peer["return_at"][mark])
+    return _return_at(suite, target), _return_at(peer, target)
+
+
+def _return_at(side: dict, target: Target) -> Interval:
+    """A side's IQM and CI of the return at the target's mark."""
+    return _interval(side["return_at"][str(target.mark)])
 
 
 def _met(target: Target, suite: dict, peer: dict) -> bool | None:
     if target.value is not None:
         # A fixed return to reach: the IQM itself must reach it (a CI that merely includes it is
         # not the return reached: issue 32's "IQM at 50k >= 475").
-        mine = _interval(suite["return_at"][str(target.mark)])
+        mine = _return_at(suite, target)
         return mine.point >= target.value if mine.known else None
     mine, theirs = _compared(target, suite, peer)
     if target.kind == "seconds":
@@ -418,7 +422,7 @@ def _cannot_tell_from_a_miss(target: Target, suite: dict, peer: dict) -> bool:
     """For a target judged against SB3, whether the suite's point estimate is on the wrong side
     of SB3's; for a fixed return to reach, whether the CI's low end is short of it."""
     if target.value is not None:
-        return _interval(suite["return_at"][str(target.mark)]).low < target.value
+        return _return_at(suite, target).low < target.value
     mine, theirs = _compared(target, suite, peer)
     if target.kind == "seconds":
         return mine.point > target.factor * theirs.point
