@@ -7,6 +7,15 @@
 2. The pendulum_ppo_layout algorithm's build, under cProfile, in a process with Ray up.
 3. Whether pre-importing RLlib in Ray's workers (``runtime_env``'s
    ``worker_process_setup_hook``) shortens an actor's start: each mode in its own process.
+
+With the argument ``preload`` (``... setup_probes.py preload``), instead: whether Ray's own
+preload (the ``preload_python_modules`` setting, which Ray's prestarted workers import before they
+take work) shortens the path to a trial's first score:
+
+4. An actor's start in a Ray started with the preload, with and without the ``runtime_env`` that
+   Tune gives every trainable's actor (``ray/tune/execution/class_cache.py``).
+5. One-trial ``pendulum`` sweeps as row 18 runs them, with ``RAY_preload_python_modules`` set and
+   not, alternating.
 """
 
 from __future__ import annotations
@@ -18,6 +27,9 @@ import subprocess
 import sys
 import time
 
+PRELOAD = ("ray.rllib.algorithms.appo", "torch._inductor.config")  # the second: seeding's import
+PRELOAD_ENV_VAR = "RAY_preload_python_modules"  # Ray's spelling: its setting's name, prefixed
+TUNE_RUNTIME_ENV = {"env_vars": {"PL_DISABLE_FORK": "1"}}  # Tune's default for a trainable
 HOOK = "setup_probes.warm"  # this file, on the workers' PYTHONPATH (runtime_env below)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -82,7 +94,63 @@ def actor_starts(hook: bool) -> tuple[float, float]:
     return seconds[0], seconds[1]
 
 
+def preloaded_actor_start(runtime_env: dict | None) -> float:
+    import ray
+
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        _system_config={"preload_python_modules": list(PRELOAD)},
+    )
+    time.sleep(3.0)  # time for the prestarted workers' preload
+
+    @ray.remote(num_cpus=1, runtime_env=runtime_env)
+    class Importer:
+        def __init__(self):
+            import ray.rllib.algorithms.appo  # noqa: F401
+
+        def pid(self) -> int:
+            return os.getpid()
+
+    started = time.perf_counter()
+    ray.get(Importer.remote().pid.remote())
+    seconds = time.perf_counter() - started
+    ray.shutdown()
+    return seconds
+
+
+def preloaded_sweeps() -> None:
+    import tempfile
+    from pathlib import Path
+
+    from suite.bench.setup_time import run_phases
+
+    with tempfile.TemporaryDirectory(prefix="setup-preload-") as work:
+        for seed, preload in enumerate((True, False, False, True, True, False), start=100):
+            os.environ.pop(PRELOAD_ENV_VAR, None)
+            if preload:
+                os.environ[PRELOAD_ENV_VAR] = ",".join(PRELOAD)
+            seconds = run_phases("pendulum", seed, Path(work))
+            phases = ", ".join(f"{key} {value:.1f}" for key, value in seconds.items())
+            print(f"preload {'on' if preload else 'off'}, seed {seed}: {phases}", flush=True)
+
+
+def preload_probes() -> None:
+    for mode in ("tune-env", "no-env", "tune-env", "no-env"):
+        subprocess.run([sys.executable, __file__, mode], check=True)
+    preloaded_sweeps()
+
+
 def main() -> None:
+    if sys.argv[1:] == ["preload"]:
+        preload_probes()
+        return
+    if sys.argv[1:] in (["tune-env"], ["no-env"]):  # a child: one preloaded actor start
+        runtime_env = TUNE_RUNTIME_ENV if sys.argv[1] == "tune-env" else None
+        print(f"preloaded, {sys.argv[1]}: actor {preloaded_actor_start(runtime_env):.1f} s")
+        return
     if len(sys.argv) > 1:  # a child: one actor-start mode
         first, second = actor_starts(sys.argv[1] == "hook")
         print(f"{sys.argv[1]}: first actor {first:.1f} s, second {second:.1f} s")
