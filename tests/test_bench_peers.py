@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from suite.bench import peers, zoo_runs
+from suite.bench import peer_runs, peers, zoo_runs
 from suite.bench.peer_runs import ReturnCurve, episode_curve, iteration_curve
 from suite.bench.summary import spread
 from suite.stats.intervals import Interval
@@ -381,15 +381,53 @@ def test_a_minatar_row_runs_each_side_in_a_folder_of_its_env(
     def fake_side(peer, side, seed, folder, quick):
         seen.append((side, folder))
         assert folder.is_dir()
+        assert peers.RUNS_DIR.resolve() not in folder.resolve().parents  # quick: never kept
         settings = {"hyperparameters": {"n_envs": 8}} if side == peers.SB3 else None
         return _flat(1.0, steps=(1000.0, 5_000.0, 10_000.0)), settings
 
     monkeypatch.setattr(peers, "run_side", fake_side)
     # the tests install the dev extra, not bench: the peer's versions are the bench row's to read
-    monkeypatch.setattr(peers, "peer_versions", lambda: {"stable-baselines3": "x", "rl_zoo3": "y"})
+    monkeypatch.setattr(
+        peers.zoo_runs, "peer_versions", lambda: {"stable-baselines3": "x", "rl_zoo3": "y"}
+    )
     data = peers.measure(True, peer_envs=peer_envs)
     assert [side for side, _ in seen] == [peers.SB3, config]
     assert seen[0][1].name == folder  # rl-zoo3's name for it, no subfolder
     assert set(data["envs"]) == {peer_envs[0].env}
     text = "\n".join(peers.render(data))
     assert "rl-zoo3 has no MinAtar entry" in text
+
+
+def _training(folder, calls):
+    def train():
+        calls.append(folder)
+        folder.mkdir(parents=True)
+        (folder / "curve").write_text("trained")
+        return 123.0
+
+    return train
+
+
+def test_a_kept_run_of_the_same_settings_is_read_not_trained_again(tmp_path):
+    folder, calls = tmp_path / "pendulum-seed1", []
+    what = {"config": "pendulum", "settings": {"lr": 1e-3, "layers": (64, 64)}, "seed": 1}
+    assert peer_runs.kept_or_run(folder, what, _training(folder, calls)) == 123.0
+    assert peer_runs.kept_or_run(folder, what, _training(folder, calls)) == 123.0
+    assert calls == [folder]
+    assert (folder / "curve").read_text() == "trained"
+
+
+def test_a_kept_run_of_other_settings_or_one_never_finished_is_cleared_and_trained_again(tmp_path):
+    folder, calls = tmp_path / "pendulum-seed1", []
+    peer_runs.kept_or_run(folder, {"settings": {"lr": 1e-3}}, _training(folder, calls))
+    (folder / "left over").write_text("from the run before")
+    peer_runs.kept_or_run(folder, {"settings": {"lr": 3e-4}}, _training(folder, calls))
+    assert calls == [folder, folder]
+    assert not (folder / "left over").exists()
+
+    unfinished, calls = tmp_path / "cartpole-seed1", []
+    unfinished.mkdir()
+    (unfinished / "partial").write_text("killed before its record was written")
+    peer_runs.kept_or_run(unfinished, {"settings": {}}, _training(unfinished, calls))
+    assert calls == [unfinished]
+    assert not (unfinished / "partial").exists()

@@ -5,11 +5,14 @@ the last 20 training-episode returns). ``peers.py``'s docstring says how each si
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
+import shutil
 import string
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,7 @@ SMOOTHING_EPISODES = 20  # RLlib's metrics_num_episodes_for_smoothing
 # Bound on every run: set-up plus its env steps at a rate below the slowest side measured here
 # (cartpole_rllib, ~860 env steps/s on 2 cores).
 SETUP_ALLOWANCE_S, SLOWEST_RATE = 180.0, 200.0
+KEPT_RUN_FILE = "bench_run.json"  # in a finished run's folder: what it ran, and its clock start
 
 
 @dataclass(frozen=True)
@@ -142,26 +146,59 @@ def run_timeout(env_steps: int) -> float:
 
 
 def run_suite_config(config: str, env_steps: int, seed: int, folder: Path) -> ReturnCurve:
-    """One trial of ``config`` through ``python -m suite.sweep``, clocked from before its start."""
+    """One trial of ``config`` through ``python -m suite.sweep``, clocked from before its start;
+    a run of the same settings kept in ``folder`` is read instead."""
+    from suite.configs.resolve import resolve, to_serializable
+
+    root = folder / f"{config}-seed{seed}"
+    what = {
+        "config": config,
+        "settings": to_serializable(resolve(config, {})),
+        "env_steps": env_steps,
+        "seed": seed,
+    }
+    started_at = kept_or_run(root, what, lambda: _train(config, env_steps, seed, root))
+    return stored_curve(next((root / f"peers_{config}").iterdir()), started_at)
+
+
+def _train(config: str, env_steps: int, seed: int, root: Path) -> float:
+    """Run the trial into ``root``; returns its clock start (epoch seconds)."""
     name = f"peers_{config}"
     description = f"one trial of {config}, as row 11 (peers) runs it"
+    root.mkdir(parents=True)
     sweep_file = write_one_trial_sweep(
-        folder / f"{name}.py", config, env_steps, "peers", description, checkpoints=False
+        root / f"{name}.py", config, env_steps, "peers", description, checkpoints=False
     )
-    root = folder / f"{config}-seed{seed}"
     cpus = cpus_asked(config)
     declared = cpus > (os.cpu_count() or 1)
     started_at = time.time()
     address = _start_declared_ray(cpus) if declared else None
     try:
         extra = ["--first-seed", str(seed), *(["--address", address] if address else [])]
-        run_dir = run_sweep(
+        run_sweep(
             str(sweep_file), "peers", root, *extra, name=name, timeout_s=run_timeout(env_steps)
         )
     finally:
         if declared:
             _stop_declared_ray()
-    return stored_curve(run_dir, started_at)
+    return started_at
+
+
+def kept_or_run(folder: Path, what: dict, run: Callable[[], float]) -> float:
+    """The clock start of the run kept in ``folder`` if it ran ``what``. Otherwise ``folder`` is
+    cleared of what an interrupted run, or one of other settings, left there, ``run()`` trains
+    into it and returns its clock start, and the run is kept with ``what``."""
+    record = folder / KEPT_RUN_FILE
+    what = json.loads(json.dumps(what, default=str))  # as it reads back from the file
+    if record.is_file():
+        kept = json.loads(record.read_text())
+        if kept["what"] == what:
+            return kept["started_at"]
+    if folder.exists():
+        shutil.rmtree(folder)
+    started_at = run()
+    record.write_text(json.dumps({"what": what, "started_at": started_at}, indent=2) + "\n")
+    return started_at
 
 
 def cpus_asked(config: str) -> float:
@@ -199,9 +236,22 @@ def run_sb3(
     folder: Path,
     settings: zoo_runs.ZooSettings = zoo_runs.ZOO_DEFAULTS,
 ) -> tuple[ReturnCurve, dict]:
-    """One rl-zoo3 run: its curve and the settings it resolved."""
+    """One rl-zoo3 run: its curve and the settings it resolved; a run of the same settings kept
+    in ``folder`` is read instead."""
     log_folder, timeout_s = folder / f"sb3-seed{seed}", run_timeout(env_steps)
-    run = zoo_runs.run_zoo(env, env_steps, seed, log_folder, timeout_s, settings)
+    what = {
+        "env": env,
+        "env_steps": env_steps,
+        "seed": seed,
+        "zoo": dataclasses.asdict(settings),
+        "versions": zoo_runs.peer_versions(),
+    }
+
+    def train() -> float:
+        return zoo_runs.run_zoo(env, env_steps, seed, log_folder, timeout_s, settings).started_at
+
+    started_at = kept_or_run(log_folder, what, train)
+    run = zoo_runs.ZooRun(started_at, zoo_runs.zoo_run_dir(log_folder, env))
     curve = episode_curve(zoo_runs.read_episodes(run.run_dir), run.started_at)
     return curve, zoo_runs.resolved_settings(run, env)
 

@@ -49,16 +49,24 @@ bootstrap CI of the median ("not reached" counts as infinitely slow).
   ``factor``, 0.5 for a moonshot, 2 for issue 32's), i.e. the suite's lower bound <= factor x the
   peer's upper bound; missed whenever the suite's median seed never reached the threshold.
 
+**Runs are kept** in ``results/bench-peers/<env>/<side>-seed<seed>/`` (outside git), each with a
+record of what it ran (the config's resolved settings, or rl-zoo3's settings and versions) and its
+clock start: a run of the same settings already there is read, not trained again, so a change to
+how the row judges or renders is measured on the same runs, and an interrupted row resumes.
+``--quick`` runs go to a temporary folder.
+
 A missed target is printed with the measured numbers behind it (each side's return at the mark,
 seconds from start to the first scored point, and env steps per second of training), not a cause.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +88,9 @@ FULL_SEEDS, QUICK_SEEDS = 5, 1
 # (20,000, 30,000, 60,000, 70,000 and 80,000): each config is measured on seeds its tuning never
 # saw.
 FIRST_SEED = 110_000
+# Runs are kept here (outside git), one folder per env, side and seed: a run of the same settings
+# found there is read, not trained again (suite/bench/peer_runs.py, kept_or_run).
+RUNS_DIR = Path("results") / "bench-peers"
 
 
 @dataclass(frozen=True)
@@ -234,7 +245,7 @@ def measure(
     curves = {peer.env: {side: [] for side in sides(peer)} for peer in envs}
     zoo_settings: dict[str, dict] = {}
     order = []
-    with tempfile.TemporaryDirectory(prefix="suite-bench-peers-") as folder:
+    with _runs_folder(quick) as folder:
         for seed in range(FIRST_SEED, FIRST_SEED + seeds):
             for peer in envs:
                 where = Path(folder) / zoo_runs.folder_name(peer.env)
@@ -251,13 +262,25 @@ def measure(
         "first_seed": FIRST_SEED,
         "order": order,
         "torch_threads": zoo_runs.TORCH_THREADS,
-        "versions": peer_versions(),
+        "versions": zoo_runs.peer_versions(),
         "declared_cpus": declared_cpus(envs),
         "envs": {
             peer.env: summarize_env(peer, curves[peer.env], zoo_settings[peer.env], quick)
             for peer in envs
         },
     }
+
+
+@contextlib.contextmanager
+def _runs_folder(quick: bool) -> Iterator[Path]:
+    """Where the runs go: kept under ``RUNS_DIR``, so that the row can be judged again without
+    training; a quick run's in a temporary folder, never in place of a kept one."""
+    if not quick:
+        RUNS_DIR.mkdir(parents=True, exist_ok=True)
+        yield RUNS_DIR
+        return
+    with tempfile.TemporaryDirectory(prefix="suite-bench-peers-") as folder:
+        yield Path(folder)
 
 
 def run_side(
@@ -281,12 +304,6 @@ def describe_run(curve: ReturnCurve, peer: PeerEnv, quick: bool) -> str:
     seconds, _ = curve.first_crossing(peer.threshold)
     reached = "not reached" if math.isinf(seconds) else f"{seconds:.0f} s"
     return f"return {curve.return_at(mark):.0f} at {mark:,}; {peer.threshold:g} at {reached}"
-
-
-def peer_versions() -> dict[str, str]:
-    from importlib.metadata import version
-
-    return {name: version(name) for name in ("stable-baselines3", "rl_zoo3")}
 
 
 def summarize_env(

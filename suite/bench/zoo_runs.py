@@ -112,6 +112,12 @@ def run_zoo(
     return ZooRun(started_at, zoo_run_dir(log_folder, env))
 
 
+def peer_versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {name: version(name) for name in ("stable-baselines3", "rl_zoo3")}
+
+
 def folder_name(env: str) -> str:
     """How rl-zoo3 names an env's folders: ``MinAtar/Breakout-v1`` -> ``MinAtar-Breakout-v1``
     (huggingface_sb3's ``EnvironmentName``, not imported: the tests run without the bench
