@@ -9,6 +9,7 @@ bootstrap row masked, lambda read) is compared with V-trace written from its def
 from __future__ import annotations
 
 import copy
+import math
 
 import gymnasium as gym
 import numpy as np
@@ -507,3 +508,51 @@ def test_a_minibatch_with_a_non_finite_gradient_moves_no_weight(chunked_episodes
     suite.apply_gradients(suite.postprocess_gradients(grads))
     for name, param in suite.module[MID].named_parameters():
         torch.testing.assert_close(param, before[name], msg=name)
+
+
+def _gram(weight: torch.Tensor) -> torch.Tensor:
+    """W W^T or W^T W, whichever is the smaller: gain^2 times the identity for an orthogonal W."""
+    return weight @ weight.T if weight.shape[0] <= weight.shape[1] else weight.T @ weight
+
+
+def _is_orthogonal_with_gain(weight: torch.Tensor, gain: float) -> bool:
+    gram = _gram(weight.detach())
+    return torch.allclose(gram, gain**2 * torch.eye(gram.shape[0]), atol=1e-5 * max(gain**2, 1))
+
+
+SB3_LAYOUT = {
+    "model.fcnet_hiddens": [64, 64],
+    "model.fcnet_activation": "tanh",
+    "model.vf_share_layers": False,
+}
+
+
+def test_sb3_init_gives_sb3s_orthogonal_gains_and_zero_biases_and_a_target_network_alike():
+    env = gym.make("Pendulum-v1")
+    module = suite_learner(env, None, SB3_LAYOUT | {"sb3_init": True}).module[MID]
+    gains = {"encoder": math.sqrt(2), "pi": 0.01, "vf": 1.0}
+    for part, gain in gains.items():
+        layers = [m for m in getattr(module, part).modules() if isinstance(m, torch.nn.Linear)]
+        assert layers
+        *hidden, output = layers
+        for layer in hidden:
+            assert _is_orthogonal_with_gain(layer.weight, math.sqrt(2)), part
+        assert _is_orthogonal_with_gain(output.weight, gain), part
+        assert all(torch.count_nonzero(layer.bias) == 0 for layer in layers), part
+    assert len([m for m in module.encoder.modules() if isinstance(m, torch.nn.Linear)]) == 4
+    for network, target in module.get_target_network_pairs():
+        for mine, theirs in zip(network.parameters(), target.parameters(), strict=True):
+            assert torch.equal(mine, theirs)
+
+
+def test_without_sb3_init_the_policy_output_keeps_torchs_initialisation():
+    env = gym.make("Pendulum-v1")
+    module = suite_learner(env, None, SB3_LAYOUT).module[MID]
+    output = [m for m in module.pi.modules() if isinstance(m, torch.nn.Linear)][-1]
+    assert not _is_orthogonal_with_gain(output.weight, 0.01)
+    assert torch.count_nonzero(output.bias) > 0
+
+
+def test_sb3_init_is_a_switch():
+    with pytest.raises(SuiteSettingError, match="sb3_init must be True or False"):
+        apply_suite_settings(APPOConfig(), {"sb3_init": "yes"})

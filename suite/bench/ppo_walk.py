@@ -356,6 +356,43 @@ CARTPOLE_TUNED_SHUFFLED = replace(
     seeds=10,
     early_mark=25_000,
 )
+# Rows 26 and 27: SB3's initialisation (its ActorCriticPolicy's ortho_init: orthogonal weights,
+# gain sqrt(2) in the hidden layers, 0.01 in the policy's output layer, 1 in the value's, zero
+# biases), which no walk above changed: RLlib's module keeps torch's default initialisation, and
+# row 19 found CartPole seeds whose policy turned near-deterministic before it was good. One
+# change from rl-zoo3's layout on each env, SB3 beside them, on fresh seeds: no search, walk or
+# row 11 used 140,000 or 150,000 on.
+SB3_INIT = Step(
+    "sb3-init",
+    "... initialised as SB3's PPO (orthogonal weights; gain 0.01 in the policy's output layer, "
+    "1 in the value's, sqrt(2) elsewhere; zero biases)",
+    ("sb3_init=True",),
+    base="layout",
+)
+PENDULUM_INIT = replace(
+    PENDULUM,
+    first_seed=140_000,
+    steps=(
+        Step(SB3, "SB3 PPO, rl-zoo3's settings", zoo=zoo_runs.ZOO_DEFAULTS),
+        Step("layout", "APPO in rl-zoo3's layout (pendulum_ppo_layout)"),
+        SB3_INIT,
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_pendulum_init",
+    seeds=10,
+    early_mark=50_000,  # where row 23 found APPO furthest behind
+)
+CARTPOLE_INIT = replace(
+    CARTPOLE,
+    first_seed=150_000,
+    steps=(
+        Step(SB3, "SB3 PPO, rl-zoo3's settings", zoo=zoo_runs.ZOO_DEFAULTS),
+        Step("layout", "APPO in rl-zoo3's layout (cartpole_ppo_layout)"),
+        SB3_INIT,
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_cartpole_init",
+    seeds=10,
+    early_mark=25_000,
+)
 WALKS = (
     PENDULUM,
     CARTPOLE,
@@ -364,6 +401,8 @@ WALKS = (
     PENDULUM_EARLY,
     PENDULUM_TUNED,
     CARTPOLE_TUNED_SHUFFLED,
+    PENDULUM_INIT,
+    CARTPOLE_INIT,
 )
 
 

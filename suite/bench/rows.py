@@ -187,6 +187,18 @@ def _ppo_walk_cartpole_shuffled(options: MeasureOptions) -> dict:
     return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_TUNED_SHUFFLED)
 
 
+def _ppo_walk_pendulum_init(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_INIT)
+
+
+def _ppo_walk_cartpole_init(options: MeasureOptions) -> dict:
+    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
+
+    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_INIT)
+
+
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
     from suite.bench import ppo_walk
 
@@ -443,6 +455,18 @@ ROWS: tuple[Row, ...] = (
         measure=_ppo_walk_cartpole_shuffled,
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_shuffled",
+    ),
+    Row(
+        key="ppo_walk_pendulum_init",
+        title="26. Pendulum in PPO's layout, initialised as SB3's PPO",
+        measure=_ppo_walk_pendulum_init,
+        render=_render_ppo_walk,
+    ),
+    Row(
+        key="ppo_walk_cartpole_init",
+        title="27. CartPole in PPO's layout, initialised as SB3's PPO",
+        measure=_ppo_walk_cartpole_init,
+        render=_render_ppo_walk,
     ),
 )
 

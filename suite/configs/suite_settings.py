@@ -14,7 +14,9 @@
 - ``normalize_advantages``: each minibatch's advantages to mean 0 and std 1, as SB3's PPO does,
   read by the suite's learner only;
 - ``ratio_to_behaviour``: the surrogate's ratio against the behaviour policy (PPO's) instead of
-  IMPACT's target network, read by the suite's learner only.
+  IMPACT's target network, read by the suite's learner only;
+- ``sb3_init``: the module initialised as SB3's PPO initialises its networks (orthogonal weights,
+  gain 0.01 in the policy's output layer), done by the suite's learner only.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from suite.learner.appo import (
     CLIP_SCHEDULE,
     NORMALIZE_ADVANTAGES,
     RATIO_TO_BEHAVIOUR,
+    SB3_INIT,
     SuiteAPPOTorchLearner,
 )
 from suite.ray_internals import env_to_module_connector_of, model_config_of
@@ -42,8 +45,8 @@ OBSERVATION_FILTERS = ("none", "mean_std")
 LEARNER = "learner"
 LEARNERS = {"rllib": None, "suite": SuiteAPPOTorchLearner}  # None: APPO's default learner
 # Settings only the suite's learner reads, carried in the config's learner_config_dict.
-SUITE_LEARNER_SETTINGS = (CLIP_SCHEDULE, NORMALIZE_ADVANTAGES, RATIO_TO_BEHAVIOUR)
-SUITE_LEARNER_SWITCHES = (NORMALIZE_ADVANTAGES, RATIO_TO_BEHAVIOUR)  # true or false
+SUITE_LEARNER_SETTINGS = (CLIP_SCHEDULE, NORMALIZE_ADVANTAGES, RATIO_TO_BEHAVIOUR, SB3_INIT)
+SUITE_LEARNER_SWITCHES = (NORMALIZE_ADVANTAGES, RATIO_TO_BEHAVIOUR, SB3_INIT)  # true or false
 MODEL_FIELDS = frozenset(field.name for field in dataclasses.fields(DefaultModelConfig))
 
 

@@ -25,7 +25,9 @@ RLlib's own hook (``config.learners(learner_class=...)``, the suite setting ``le
   APPO never does);
 - takes the surrogate's ratio against the behaviour policy (PPO's ``pi / mu``, clipped to
   ``1 +- clip``) instead of IMPACT's target network (``clip(mu / target, 0, 2) * pi / mu``) when
-  ``learner_config_dict["ratio_to_behaviour"]`` is true.
+  ``learner_config_dict["ratio_to_behaviour"]`` is true;
+- initialises the module as SB3's PPO does (``suite.learner.sb3_init``: orthogonal weights, a
+  policy output layer at gain 0.01) when ``learner_config_dict["sb3_init"]`` is true.
 
 What stays RLlib's: the surrogate (IMPACT's clipped ratio against the target network, with the
 IS ratio clipped to [0, 2]), the value, entropy and KL terms and their coefficients, the target
@@ -61,6 +63,7 @@ from ray.rllib.core.rl_module.apis import TARGET_NETWORK_ACTION_DIST_INPUTS
 from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 
 from suite.learner.minibatches import IndexMinibatches
+from suite.learner.sb3_init import sb3_initialise
 from suite.learner.vtrace import chunk_layout, vtrace_per_chunk
 from suite.ray_internals import learner_rank
 
@@ -75,6 +78,7 @@ ADVANTAGES = "suite_vtrace_advantages"
 CLIP_SCHEDULE = "clip_param_schedule"
 NORMALIZE_ADVANTAGES = "normalize_advantages"
 RATIO_TO_BEHAVIOUR = "ratio_to_behaviour"
+SB3_INIT = "sb3_init"
 CLIP_PARAM_KEY = "clip_param"
 
 
@@ -83,6 +87,8 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
 
     def build(self) -> None:
         super().build()
+        if self.config.learner_config_dict.get(SB3_INIT):
+            self.module.foreach_module(lambda _, module: _initialise_as_sb3(module))
         stateful = [mid for mid, module in self.module.items() if module.is_stateful()]
         if stateful:
             raise ValueError(
@@ -297,6 +303,14 @@ class SuiteAPPOTorchLearner(APPOTorchLearner):
             self.metrics.log_value(key, value.detach(), window=1)
         self._last_minibatch_metrics.clear()
         super().after_gradient_based_update(timesteps=timesteps)
+
+
+def _initialise_as_sb3(module) -> None:
+    """SB3's initialisation, the target network a copy of it (the env runners get the learner's
+    weights when the algorithm is set up, before they sample)."""
+    sb3_initialise(module)
+    for network, target in module.get_target_network_pairs():
+        target.load_state_dict(network.state_dict())
 
 
 def normalized(advantages: torch.Tensor) -> torch.Tensor:
