@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import time
 
 import pandas as pd
 
 from suite.store import schema
-from suite.sweep.driver.run_record import finish, trial_counts
+from suite.sweep.driver.run_record import finish, packing, trial_counts
 
 
 def test_trials_tune_never_started_count_as_pending():
@@ -68,3 +70,26 @@ def test_trial_statuses_are_written_as_tune_names_them():
     assert status.STOPPED not in vars(Trial).values()
     assert {"TERMINATED", "ERROR", "STALLED", "STOPPED"} == schema.ENDED
     assert "RUNNING" not in schema.ENDED
+
+
+def _write_timing(run_dir, trial_id: str, **timing) -> None:
+    folder = run_dir / schema.TRIAL_CONFIG_DIR / trial_id
+    folder.mkdir(parents=True)
+    (folder / schema.TIMING_FILE).write_text(json.dumps({**timing, "resources": {"CPU": 2.0}}))
+
+
+def test_a_trial_interrupted_while_running_kept_its_cpus_busy_until_the_interrupt(tmp_path):
+    # Ctrl-C while the only trial trains: it has a start and no end, and held both CPUs.
+    started = time.time() - 60.0
+    meta = {**_run_meta(planned=1), "started_at": dt.datetime.fromtimestamp(started, dt.UTC)}
+    meta["started_at"] = meta["started_at"].isoformat()
+    _write_timing(tmp_path, "t0", started_at=started + 6.0)
+    assert 0.85 < packing(tmp_path, meta) <= 1.0  # 54 of its 60 s, not 0
+
+
+def test_a_finished_trial_counts_to_its_recorded_end(tmp_path):
+    started = time.time() - 60.0
+    meta = {**_run_meta(planned=1), "started_at": dt.datetime.fromtimestamp(started, dt.UTC)}
+    meta["started_at"] = meta["started_at"].isoformat()
+    _write_timing(tmp_path, "t0", started_at=started, ended_at=started + 30.0)
+    assert 0.45 < packing(tmp_path, meta) < 0.55

@@ -225,14 +225,16 @@ def cluster_cpus(run_meta: dict) -> float:
 
 def packing(run_dir: Path, run_meta: dict) -> float:
     """Trial CPU-seconds (CPUs reserved x time held, start to end) over cluster CPU-seconds
-    (cluster CPUs x the run's wall time): 1.0 means no CPU sat idle."""
+    (cluster CPUs x the run's wall time): 1.0 means no CPU sat idle. A trial that started and
+    has no recorded end (the run was interrupted) holds its CPUs until now."""
     start = dt.datetime.fromisoformat(run_meta.get("resumed_at") or run_meta["started_at"])
-    elapsed = (dt.datetime.now(dt.UTC) - start).total_seconds()
+    now = dt.datetime.now(dt.UTC).timestamp()
+    elapsed = now - start.timestamp()
     cpus = cluster_cpus(run_meta)
     cpu_seconds = 0.0
     for path in (run_dir / schema.TRIAL_CONFIG_DIR).glob(f"*/{schema.TIMING_FILE}"):
         timing = json.loads(path.read_text())
-        if "started_at" in timing and "ended_at" in timing:
-            held = timing["ended_at"] - max(timing["started_at"], start.timestamp())
+        if "started_at" in timing:
+            held = timing.get("ended_at", now) - max(timing["started_at"], start.timestamp())
             cpu_seconds += timing["resources"].get("CPU", 0.0) * max(held, 0.0)
     return cpu_seconds / (cpus * elapsed) if cpus and elapsed > 0 else math.nan
