@@ -1,4 +1,4 @@
-"""The walks of rows 13, 19, 21, 22 and 23: each step differs from its base as its label says."""
+"""The walks of rows 13, 19 and 21 to 27: each step differs from its base as its label says."""
 
 from __future__ import annotations
 
@@ -83,6 +83,7 @@ def test_the_rendered_walk_names_each_steps_base():
         "steps": {
             step.key: {
                 "label": step.label,
+                "base": step.base,
                 "returns": {"7": 100.0 + i, "8": 300.0 + 2 * i},
                 "iqm": {"point": 1.0, "low": 0.0, "high": 2.0},
                 "seconds_at_mark": {"median": 1.0},
@@ -108,6 +109,7 @@ def test_a_walk_read_at_an_early_mark_too_compares_each_step_there_as_well():
         shift = 500.0 * i  # the shuffled step far ahead at the early mark only
         steps[step.key] = {
             "label": step.label,
+            "base": step.base,
             "returns": late,
             "iqm": {"point": -200.0, "low": -210.0, "high": -190.0},
             "seconds_at_mark": {"median": 50.0},
@@ -118,7 +120,7 @@ def test_a_walk_read_at_an_early_mark_too_compares_each_step_there_as_well():
                 "iqm": {"point": -950.0 + shift, "low": -990.0 + shift, "high": -900.0 + shift},
             },
         }
-    data = {"walk": walk.runs_dir.name, "env": walk.env, "mark": walk.mark, "seeds": [7, 8, 9]}
+    data = {"env": walk.env, "mark": walk.mark, "early_mark": walk.early_mark, "seeds": [7, 8, 9]}
     lines = ppo_walk.render(data | {"threshold": walk.threshold, "steps": steps})
     at_early = lines[lines.index("The same runs at 50,000 env steps:") :]
     (shuffled,) = [line for line in at_early if line.startswith("| ... with minibatches")]
@@ -160,12 +162,35 @@ def test_the_sampler_walks_steps_change_the_envs_per_env_runner_only(key):
     assert more["_train_batch_size_per_learner"] == base["_train_batch_size_per_learner"] == 4096
 
 
-def test_a_record_is_rendered_with_the_bases_of_its_own_walk_of_two_on_one_env():
-    walk = ppo_walk.PENDULUM_SAMPLER
-    assert walk.env == ppo_walk.PENDULUM.env
-    data = {"walk": walk.runs_dir.name, "env": walk.env}
-    assert ppo_walk.walk_of(data) is walk
-    assert ppo_walk.walk_of({"env": walk.env}) is ppo_walk.PENDULUM  # a record from before
+def test_a_record_is_rendered_with_its_own_bases_not_the_codes():
+    # a walk no longer defined, or redefined since: its record alone says what each step changed
+    step = {
+        "iqm": {"point": 1.0, "low": 0.0, "high": 2.0},
+        "seconds_at_mark": {"median": 1.0},
+        "seconds_to_threshold": {"median": 1.0},
+        "reached": 2,
+    }
+    data = {
+        "walk": "bench-a-walk-since-removed",
+        "env": "CartPole-v1",
+        "mark": 50_000,
+        "early_mark": None,
+        "threshold": 475.0,
+        "seeds": [7, 8],
+        "steps": {
+            "a": step | {"label": "A", "base": None, "returns": {"7": 1.0, "8": 2.0}},
+            "b": step | {"label": "B", "base": "a", "returns": {"7": 3.0, "8": 5.0}},
+        },
+    }
+    rows = [line for line in ppo_walk.render(data) if line.startswith(("| A |", "| B |"))]
+    assert "| - |" in rows[0] and "mean above `a`'s, p = " in rows[1]
+
+
+@pytest.mark.parametrize("walk", [ppo_walk.PENDULUM_INIT, ppo_walk.CARTPOLE_INIT])
+def test_the_init_walks_step_switches_on_sb3s_initialisation_only(walk):
+    layout, initialised = appo_config(walk, "layout"), appo_config(walk, "sb3-init")
+    assert changed_keys(layout, initialised) == {"learner_config_dict"}
+    assert initialised["learner_config_dict"] == layout["learner_config_dict"] | {"sb3_init": True}
 
 
 @pytest.mark.parametrize(

@@ -420,12 +420,14 @@ def measure(quick: bool, walk: Walk = PENDULUM) -> dict:
         "walk": walk.runs_dir.name,
         "env": walk.env,
         "mark": walk.mark,
+        "early_mark": walk.early_mark,
         "threshold": walk.threshold,
         "seeds": seeds,
         "order": [f"{step.key} seed {seed}" for step, seed in runs],
         "steps": {
             step.key: {
                 "label": step.label,
+                "base": step.base,
                 "sets": list(step.sets),
                 **({"zoo_hyperparams": list(step.zoo.hyperparams)} if step.zoo else {}),
                 **summary(curves[step.key], walk),
@@ -485,7 +487,7 @@ def returns_at(curves: dict[int, ReturnCurve], mark: int) -> dict:
 
 def render(data: dict) -> list[str]:
     seeds = data["seeds"]
-    bases = {step.key: step.base for step in walk_of(data).steps}
+    bases = {key: step["base"] for key, step in data["steps"].items()}
     lines = [
         f"{data['env']}, seeds {seeds[0]}-{seeds[-1]}, one run at a time in a shuffled order; "
         f"return: the 20-episode mean at {data['mark']:,} env steps; seconds: the run's own, "
@@ -513,7 +515,7 @@ def _early(data: dict, bases: dict) -> list[str]:
     early = {key: step["early"] for key, step in data["steps"].items() if "early" in step}
     if not early:
         return []
-    mark = walk_of(data).early_mark
+    mark = data["early_mark"]
     lines = [
         "",
         f"The same runs at {mark:,} env steps:",
@@ -536,14 +538,6 @@ def _returns_cells(step: dict, steps: dict, base: str | None) -> str:
         f"{step['label']} | {returns} | {_number(iqm['point'])} "
         f"[{_number(iqm['low'])}, {_number(iqm['high'])}] | {against}"
     )
-
-
-def walk_of(data: dict) -> Walk:
-    """The walk a record was measured on: by its runs' folder, or by its env for a record from
-    before there was more than one walk per env."""
-    if "walk" in data:
-        return next(walk for walk in WALKS if walk.runs_dir.name == data["walk"])
-    return next(walk for walk in WALKS if walk.env == data["env"])
 
 
 def _against(step: dict, base: dict, base_key: str) -> str:
