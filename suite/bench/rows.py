@@ -461,12 +461,14 @@ ROWS: tuple[Row, ...] = (
         title="26. Pendulum in PPO's layout, initialised as SB3's PPO",
         measure=_ppo_walk_pendulum_init,
         render=_render_ppo_walk,
+        notes="ppo_walk_pendulum_init",
     ),
     Row(
         key="ppo_walk_cartpole_init",
         title="27. CartPole in PPO's layout, initialised as SB3's PPO",
         measure=_ppo_walk_cartpole_init,
         render=_render_ppo_walk,
+        notes="ppo_walk_cartpole_init",
     ),
 )
 
