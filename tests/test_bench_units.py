@@ -136,6 +136,14 @@ def test_rows_are_one_registry_looked_up_by_name():
         assert row.notes is None or (NOTES / f"{row.notes}.md").exists(), row.key
 
 
+@pytest.mark.parametrize("row", [row for row in ROWS if row.key.startswith("ppo_walk")])
+def test_every_walk_row_has_the_reading_its_render_places(row):
+    # a walk's render places its notes' "reading": without it, a measured run's record is
+    # written and then its rendering fails
+    assert row.notes is not None, row.key
+    assert load_notes(row.notes, NOTES).part("reading")
+
+
 def test_results_md_is_the_records_and_notes_rendered():
     """benchmarks/RESULTS.md holds no number of its own: rendered again from benchmarks/raw/
     and benchmarks/notes/ it is the same file (python -m suite.bench --render-only writes it)."""
