@@ -451,13 +451,17 @@ def _run(walk: Walk, step: Step, seed: int, folder: Path) -> Path:
 
 
 def _sb3(walk: Walk, zoo: zoo_runs.ZooSettings, seed: int, folder: Path) -> ReturnCurve:
+    """An rl-zoo3 run's curve, its seconds from its first episode's end (as a trial's count from
+    its first step), whether it ran now or was read back."""
     done = sorted(folder.glob(f"ppo/{walk.env}_*"))
     if done and list(done[-1].glob(zoo_runs.MONITOR_GLOB)):
-        episodes = zoo_runs.read_episodes(done[-1])
-        return episode_curve(episodes, float(episodes["ended_at"].min()))
-    timeout_s = run_timeout(walk.run_env_steps)
-    run = zoo_runs.run_zoo(walk.env, walk.run_env_steps, seed, folder, timeout_s, zoo)
-    return episode_curve(zoo_runs.read_episodes(run.run_dir), run.started_at)
+        run_dir = done[-1]
+    else:
+        timeout_s = run_timeout(walk.run_env_steps)
+        run = zoo_runs.run_zoo(walk.env, walk.run_env_steps, seed, folder, timeout_s, zoo)
+        run_dir = run.run_dir
+    episodes = zoo_runs.read_episodes(run_dir)
+    return episode_curve(episodes, float(episodes["ended_at"].min()))
 
 
 def summary(curves: dict[int, ReturnCurve], walk: Walk) -> dict:
