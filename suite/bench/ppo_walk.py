@@ -4,7 +4,9 @@ layout or a tuned config, one change at a time (``PENDULUM_SAMPLER``, ``CARTPOLE
 "ppo_walk_pendulum_early": what SB3's PPO does that APPO in its layout does not, on each side, read
 at 50k env steps (``PENDULUM_EARLY``); "ppo_walk_pendulum_tuned" and
 "ppo_walk_cartpole_shuffled": the tuned Pendulum and CartPole configs with row 23's largest
-finding added (``PENDULUM_TUNED``, ``CARTPOLE_TUNED_SHUFFLED``).
+finding added (``PENDULUM_TUNED``, ``CARTPOLE_TUNED_SHUFFLED``); "ppo_walk_pendulum_init" and
+"ppo_walk_cartpole_init": rl-zoo3's layouts with SB3's initialisation, SB3 beside them
+(``PENDULUM_INIT``, ``CARTPOLE_INIT``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -391,6 +393,7 @@ def _initialised(walk: Walk, name: str, config: str, first_seed: int, early_mark
 # Pendulum read at 50k too, where row 23 found APPO furthest behind; CartPole at half its mark.
 PENDULUM_INIT = _initialised(PENDULUM, "pendulum", "pendulum_ppo_layout", 140_000, 50_000)
 CARTPOLE_INIT = _initialised(CARTPOLE, "cartpole", "cartpole_ppo_layout", 150_000, 25_000)
+
 WALKS = (
     PENDULUM,
     CARTPOLE,
