@@ -144,6 +144,14 @@ def test_every_walk_row_has_the_reading_its_render_places(row):
     assert load_notes(row.notes, NOTES).part("reading")
 
 
+@pytest.mark.parametrize("row", [row for row in ROWS if row.key.startswith("ppo_walk")])
+def test_every_walk_row_measures_a_walk_ppo_walk_defines(row):
+    from suite.bench import ppo_walk
+
+    (walk_name,) = row.measure.args  # partial(_measure_walk, walk_name)
+    assert getattr(ppo_walk, walk_name) in ppo_walk.WALKS, row.key
+
+
 def test_results_md_is_the_records_and_notes_rendered():
     """benchmarks/RESULTS.md holds no number of its own: rendered again from benchmarks/raw/
     and benchmarks/notes/ it is the same file (python -m suite.bench --render-only writes it)."""

@@ -12,6 +12,7 @@ import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from suite.bench import results_md
@@ -145,58 +146,12 @@ def _render_learner_cost(data: dict, notes: Notes) -> list[str]:
     return [*learner_cost.render(data), "", *notes.lines("reading")]
 
 
-def _ppo_walk(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
+def _measure_walk(walk_name: str, options: MeasureOptions) -> dict:
+    """Measure the walk ``ppo_walk.<walk_name>`` (its sweeps and rl-zoo3 run in their own
+    processes); a row takes it as ``partial(_measure_walk, walk_name)``."""
+    from suite.bench import ppo_walk
 
-    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM)
-
-
-def _ppo_walk_cartpole(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE)
-
-
-def _ppo_walk_sampler(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_SAMPLER)
-
-
-def _ppo_walk_cartpole_tuned(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_TUNED)
-
-
-def _ppo_walk_pendulum_early(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_EARLY)
-
-
-def _ppo_walk_pendulum_tuned(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_TUNED)
-
-
-def _ppo_walk_cartpole_shuffled(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_TUNED_SHUFFLED)
-
-
-def _ppo_walk_pendulum_init(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.PENDULUM_INIT)
-
-
-def _ppo_walk_cartpole_init(options: MeasureOptions) -> dict:
-    from suite.bench import ppo_walk  # sweeps and rl-zoo3 in their own processes
-
-    return ppo_walk.measure(options.quick, ppo_walk.CARTPOLE_INIT)
+    return ppo_walk.measure(options.quick, getattr(ppo_walk, walk_name))
 
 
 def _render_ppo_walk(data: dict, notes: Notes) -> list[str]:
@@ -369,7 +324,7 @@ ROWS: tuple[Row, ...] = (
     Row(
         key="ppo_walk",
         title="13. From SB3's PPO to APPO in PPO's layout, one difference at a time (Pendulum)",
-        measure=_ppo_walk,
+        measure=partial(_measure_walk, "PENDULUM"),
         render=_render_ppo_walk,
         notes="ppo_walk",
     ),
@@ -411,7 +366,7 @@ ROWS: tuple[Row, ...] = (
         key="ppo_walk_cartpole",
         title="19. CartPole in PPO's layout: rl-zoo3's linear lr and clip schedules, on and off, "
         "SB3 and APPO",
-        measure=_ppo_walk_cartpole,
+        measure=partial(_measure_walk, "CARTPOLE"),
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole",
     ),
@@ -424,49 +379,49 @@ ROWS: tuple[Row, ...] = (
     Row(
         key="ppo_walk_sampler",
         title="21. Pendulum in PPO's layout: how many envs per env runner",
-        measure=_ppo_walk_sampler,
+        measure=partial(_measure_walk, "PENDULUM_SAMPLER"),
         render=_render_ppo_walk,
         notes="ppo_walk_sampler",
     ),
     Row(
         key="ppo_walk_cartpole_tuned",
         title="22. The tuned CartPole config: its search's choices taken back one at a time",
-        measure=_ppo_walk_cartpole_tuned,
+        measure=partial(_measure_walk, "CARTPOLE_TUNED"),
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_tuned",
     ),
     Row(
         key="ppo_walk_pendulum_early",
         title="23. Pendulum at 50k env steps: what SB3's PPO does that APPO in its layout does not",
-        measure=_ppo_walk_pendulum_early,
+        measure=partial(_measure_walk, "PENDULUM_EARLY"),
         render=_render_ppo_walk,
         notes="ppo_walk_pendulum_early",
     ),
     Row(
         key="ppo_walk_pendulum_tuned",
         title="24. The tuned Pendulum config with shuffled minibatches",
-        measure=_ppo_walk_pendulum_tuned,
+        measure=partial(_measure_walk, "PENDULUM_TUNED"),
         render=_render_ppo_walk,
         notes="ppo_walk_pendulum_tuned",
     ),
     Row(
         key="ppo_walk_cartpole_shuffled",
         title="25. The tuned CartPole config with shuffled minibatches",
-        measure=_ppo_walk_cartpole_shuffled,
+        measure=partial(_measure_walk, "CARTPOLE_TUNED_SHUFFLED"),
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_shuffled",
     ),
     Row(
         key="ppo_walk_pendulum_init",
         title="26. Pendulum in PPO's layout, initialised as SB3's PPO",
-        measure=_ppo_walk_pendulum_init,
+        measure=partial(_measure_walk, "PENDULUM_INIT"),
         render=_render_ppo_walk,
         notes="ppo_walk_pendulum_init",
     ),
     Row(
         key="ppo_walk_cartpole_init",
         title="27. CartPole in PPO's layout, initialised as SB3's PPO",
-        measure=_ppo_walk_cartpole_init,
+        measure=partial(_measure_walk, "CARTPOLE_INIT"),
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_init",
     ),
