@@ -14,7 +14,9 @@ import string
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +25,9 @@ from suite.bench import zoo_runs
 from suite.bench.sweep_runs import run_sweep
 from suite.store import schema
 from suite.store.files import read_parquet
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.appo import APPOConfig
 
 SMOOTHING_EPISODES = 20  # RLlib's metrics_num_episodes_for_smoothing
 # Bound on every run: set-up plus its env steps at a rate below the slowest side measured here
@@ -150,26 +155,32 @@ def run_suite_config(config: str, env_steps: int, seed: int, folder: Path) -> Re
     a run of the same settings kept in ``folder`` is read instead."""
     from suite.configs.resolve import resolve, to_serializable
 
+    resolved = resolve(config, {})
     root = folder / f"{config}-seed{seed}"
     what = {
         "config": config,
-        "settings": to_serializable(resolve(config, {})),
+        "settings": to_serializable(resolved),
         "env_steps": env_steps,
         "seed": seed,
     }
-    started_at = kept_or_run(root, what, lambda: _train(config, env_steps, seed, root))
-    return stored_curve(next((root / f"peers_{config}").iterdir()), started_at)
+    train = partial(_train, config, _cpus_of(resolved), env_steps, seed, root)
+    started_at = kept_or_run(root, what, train)
+    return stored_curve(next((root / _sweep_name(config)).iterdir()), started_at)
 
 
-def _train(config: str, env_steps: int, seed: int, root: Path) -> float:
-    """Run the trial into ``root``; returns its clock start (epoch seconds)."""
-    name = f"peers_{config}"
+def _sweep_name(config: str) -> str:
+    return f"peers_{config}"
+
+
+def _train(config: str, cpus: float, env_steps: int, seed: int, root: Path) -> float:
+    """Run the trial into ``root`` (against a Ray declaring ``cpus`` when this machine has
+    fewer); returns its clock start (epoch seconds)."""
+    name = _sweep_name(config)
     description = f"one trial of {config}, as row 11 (peers) runs it"
     root.mkdir(parents=True)
     sweep_file = write_one_trial_sweep(
         root / f"{name}.py", config, env_steps, "peers", description, checkpoints=False
     )
-    cpus = cpus_asked(config)
     declared = cpus > (os.cpu_count() or 1)
     started_at = time.time()
     address = _start_declared_ray(cpus) if declared else None
@@ -203,9 +214,14 @@ def kept_or_run(folder: Path, what: dict, run: Callable[[], float]) -> float:
 
 def cpus_asked(config: str) -> float:
     from suite.configs.resolve import resolve
+
+    return _cpus_of(resolve(config, {}))
+
+
+def _cpus_of(resolved: APPOConfig) -> float:
     from suite.sweep.planning.resources import resource_request
 
-    return resource_request(resolve(config, {})).totals.get("CPU", 1.0)
+    return resource_request(resolved).totals.get("CPU", 1.0)
 
 
 def _start_declared_ray(cpus: float) -> str:
