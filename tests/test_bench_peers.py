@@ -220,8 +220,8 @@ def test_a_suite_behind_sb3_with_overlapping_cis_is_met_as_a_tie_and_says_so():
 
 
 def test_a_fixed_return_reached_by_the_iqm_with_a_ci_past_it_is_met_as_a_tie_and_says_so():
-    """Row 11 of 2026-12-07: `pendulum` -249 [-319, -201] against issue 32's -300 read "met"
-    with nothing said of the CI's low end past -300."""
+    """Row 11's run of 2026-12-07 (benchmarks/raw/peers.json) read such a `pendulum` "met"
+    against issue 32's -300, with nothing said of the CI's low end past it."""
     from suite.bench import peers_table
 
     found = _record([-200.0, -250.0, -290.0, -600.0], [-210.0, -220.0, -200.0, -230.0])
