@@ -62,6 +62,23 @@ def profiled_build() -> None:
     ray.shutdown()
 
 
+def _importer_start(runtime_env: dict | None = None) -> float:
+    """Seconds until a new actor, whose constructor imports RLlib's APPO, answers."""
+    import ray
+
+    @ray.remote(num_cpus=1, runtime_env=runtime_env)
+    class Importer:
+        def __init__(self):
+            import ray.rllib.algorithms.appo  # noqa: F401
+
+        def pid(self) -> int:
+            return os.getpid()
+
+    started = time.perf_counter()
+    ray.get(Importer.remote().pid.remote())
+    return time.perf_counter() - started
+
+
 def actor_starts(hook: bool) -> tuple[float, float]:
     import ray
 
@@ -76,22 +93,9 @@ def actor_starts(hook: bool) -> tuple[float, float]:
         runtime_env=runtime_env,
     )
     time.sleep(3.0)  # the driver's own work before Tune asks for the trial's actor
-
-    @ray.remote(num_cpus=1)
-    class Importer:
-        def __init__(self):
-            import ray.rllib.algorithms.appo  # noqa: F401
-
-        def pid(self) -> int:
-            return os.getpid()
-
-    seconds = []
-    for _ in range(2):
-        started = time.perf_counter()
-        ray.get(Importer.remote().pid.remote())
-        seconds.append(time.perf_counter() - started)
+    first, second = _importer_start(), _importer_start()
     ray.shutdown()
-    return seconds[0], seconds[1]
+    return first, second
 
 
 def preloaded_actor_start(runtime_env: dict | None) -> float:
@@ -105,18 +109,7 @@ def preloaded_actor_start(runtime_env: dict | None) -> float:
         _system_config={"preload_python_modules": list(PRELOAD)},
     )
     time.sleep(3.0)  # time for the prestarted workers' preload
-
-    @ray.remote(num_cpus=1, runtime_env=runtime_env)
-    class Importer:
-        def __init__(self):
-            import ray.rllib.algorithms.appo  # noqa: F401
-
-        def pid(self) -> int:
-            return os.getpid()
-
-    started = time.perf_counter()
-    ray.get(Importer.remote().pid.remote())
-    seconds = time.perf_counter() - started
+    seconds = _importer_start(runtime_env)
     ray.shutdown()
     return seconds
 
