@@ -1,4 +1,4 @@
-"""The walks of rows 13, 19 and 21 to 27: each step differs from its base as its label says."""
+"""The walks of rows 13, 19 and 21 to 29: each step differs from its base as its label says."""
 
 from __future__ import annotations
 
@@ -191,6 +191,13 @@ def test_the_init_walks_step_switches_on_sb3s_initialisation_only(walk):
     layout, initialised = appo_config(walk, "layout"), appo_config(walk, "sb3-init")
     assert changed_keys(layout, initialised) == {"learner_config_dict"}
     assert initialised["learner_config_dict"] == layout["learner_config_dict"] | {"sb3_init": True}
+
+
+@pytest.mark.parametrize("walk", [ppo_walk.PENDULUM_IN_PROCESS, ppo_walk.CARTPOLE_IN_PROCESS])
+def test_the_in_process_walks_step_removes_the_env_runner_actor_only(walk):
+    tuned, in_process = appo_config(walk, "tuned"), appo_config(walk, "in-process")
+    assert changed_keys(tuned, in_process) == {"num_env_runners"}
+    assert (tuned["num_env_runners"], in_process["num_env_runners"]) == (1, 0)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ at 50k env steps (``PENDULUM_EARLY``); "ppo_walk_pendulum_tuned" and
 "ppo_walk_cartpole_shuffled": the tuned Pendulum and CartPole configs with row 23's largest
 finding added (``PENDULUM_TUNED``, ``CARTPOLE_TUNED_SHUFFLED``); "ppo_walk_pendulum_init" and
 "ppo_walk_cartpole_init": rl-zoo3's layouts with SB3's initialisation, SB3 beside them
-(``PENDULUM_INIT``, ``CARTPOLE_INIT``).
+(``PENDULUM_INIT``, ``CARTPOLE_INIT``); "ppo_walk_pendulum_in_process" and
+"ppo_walk_cartpole_in_process": the tuned configs sampling in the trial's own process
+(``PENDULUM_IN_PROCESS``, ``CARTPOLE_IN_PROCESS``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -394,6 +396,30 @@ def _initialised(walk: Walk, name: str, config: str, first_seed: int, early_mark
 PENDULUM_INIT = _initialised(PENDULUM, "pendulum", "pendulum_ppo_layout", 140_000, 50_000)
 CARTPOLE_INIT = _initialised(CARTPOLE, "cartpole", "cartpole_ppo_layout", 150_000, 25_000)
 
+# Rows 28 and 29: the tuned configs sampling in the trial's own process. Row 18 found most of the
+# algorithm's build and first iteration waiting for the env runner actor to start and answer;
+# with num_env_runners=0 RLlib samples on the trial's local env runner instead, between learner
+# updates, and the trial reserves one CPU instead of two. Fresh seeds: no search, walk or row 11
+# used 160,000 or 170,000 on.
+IN_PROCESS = Step(
+    "in-process",
+    "... sampling in the trial's own process (num_env_runners=0: no env runner actor)",
+    ("num_env_runners=0",),
+    base="tuned",
+)
+PENDULUM_IN_PROCESS = replace(
+    PENDULUM_TUNED,
+    first_seed=160_000,
+    steps=(PENDULUM_TUNED.steps[0], IN_PROCESS),
+    runs_dir=Path("results") / "bench-ppo_walk_pendulum_in_process",
+)
+CARTPOLE_IN_PROCESS = replace(
+    CARTPOLE_TUNED_SHUFFLED,
+    first_seed=170_000,
+    steps=(CARTPOLE_TUNED_SHUFFLED.steps[0], IN_PROCESS),
+    runs_dir=Path("results") / "bench-ppo_walk_cartpole_in_process",
+)
+
 WALKS = (
     PENDULUM,
     CARTPOLE,
@@ -404,6 +430,8 @@ WALKS = (
     CARTPOLE_TUNED_SHUFFLED,
     PENDULUM_INIT,
     CARTPOLE_INIT,
+    PENDULUM_IN_PROCESS,
+    CARTPOLE_IN_PROCESS,
 )
 
 

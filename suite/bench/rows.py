@@ -425,6 +425,20 @@ ROWS: tuple[Row, ...] = (
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_init",
     ),
+    Row(
+        key="ppo_walk_pendulum_in_process",
+        title="28. The tuned Pendulum config sampling in the trial's own process",
+        measure=partial(_measure_walk, "PENDULUM_IN_PROCESS"),
+        render=_render_ppo_walk,
+        notes="ppo_walk_pendulum_in_process",
+    ),
+    Row(
+        key="ppo_walk_cartpole_in_process",
+        title="29. The tuned CartPole config sampling in the trial's own process",
+        measure=partial(_measure_walk, "CARTPOLE_IN_PROCESS"),
+        render=_render_ppo_walk,
+        notes="ppo_walk_cartpole_in_process",
+    ),
 )
 
 
