@@ -531,7 +531,8 @@ def test_the_setup_row_splits_a_run_into_its_phases_on_one_clock(tmp_path):
     got = phases(tmp_path, popen_at=1000.0)
     assert [got[key] for key, _ in PHASES] == [3.0, 3.0, 5.0, 7.5, 4.5, 2.5]
     assert got["first_score_s"] == 25.5
-    runs = [{"config": c, **got} for c in ("pendulum_ppo_layout", "pendulum")]
-    lines = render({"env_steps": 8192, "target_s": 10.0, "runs": runs})
+    variants = [{"name": name} for name in ("pendulum_ppo_layout", "pendulum")]
+    runs = [{"variant": v["name"], **got} for v in variants]
+    lines = render({"env_steps": 8192, "target_s": 10.0, "variants": variants, "runs": runs})
     assert "| algorithm build | 7.5 s | 7.5 s |" in lines
     assert lines[-1].endswith("`pendulum` 25.5 s: **missed**.")

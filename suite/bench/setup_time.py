@@ -16,7 +16,9 @@ clocks it. The phases are read from the run's own records, all epoch seconds on 
 - **first iteration to the first score**: to the first iteration with a 20-episode mean
   (counted from the first result by the trial's ``wall_time_s``).
 
-Runs are interleaved config by config in a shuffled order (throughput drifts with run order here).
+Runs are interleaved variant by variant in a shuffled order (throughput drifts with run order
+here). A variant is a config with the settings it runs with (``VARIANTS``): row 28 measures
+``pendulum`` sampling in the trial's own process, and this row times its set-up beside the rest.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import random
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from suite.bench.peer_runs import run_timeout, write_one_trial_sweep
@@ -33,7 +36,19 @@ from suite.bench.sweep_runs import run_record, run_sweep
 from suite.store import schema
 from suite.store.reader import read_parquet
 
-CONFIGS = ("pendulum_ppo_layout", "pendulum")
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # the record's and the table's name for it
+    config: str
+    settings: dict = field(default_factory=dict)
+
+
+VARIANTS = (
+    Variant("pendulum_ppo_layout", "pendulum_ppo_layout"),
+    Variant("pendulum", "pendulum"),
+    Variant("pendulum, num_env_runners=0", "pendulum", {"num_env_runners": 0}),
+)
 ENV_STEPS = 8_192  # two of pendulum_ppo_layout's train batches: set-up dominates
 FIRST_SEED = 100
 TARGET_S = 10.0  # issue 32, item 3: a Pendulum trial's first score within 10 s
@@ -47,17 +62,23 @@ PHASES = (
 )
 
 
-def run_phases(config: str, seed: int, folder: Path) -> dict[str, float]:
-    """One trial of ``config``: seconds per phase, and ``first_score_s`` from ``Popen``."""
-    name = f"setup_{config}"
+def run_phases(variant: Variant, seed: int, folder: Path) -> dict[str, float]:
+    """One trial of ``variant``: seconds per phase, and ``first_score_s`` from ``Popen``."""
+    index = VARIANTS.index(variant)
+    name = f"setup_{index}"
     sweep_file = write_one_trial_sweep(
-        folder / f"{name}.py", config, ENV_STEPS, "setup", f"one trial of {config} (row setup)"
+        folder / f"{name}.py",
+        variant.config,
+        ENV_STEPS,
+        "setup",
+        f"one trial of {variant.name} (row setup)",
+        settings=variant.settings,
     )
     popen_at = time.time()
     run_dir = run_sweep(
         str(sweep_file),
         "setup",
-        folder / f"{config}-seed{seed}",
+        folder / f"{name}-seed{seed}",
         "--first-seed",
         str(seed),
         name=name,
@@ -100,19 +121,30 @@ def seconds_to_first_score(iterations) -> float:
 
 def measure(quick: bool = False) -> dict:
     repetitions = 1 if quick else 3
-    order = [(config, rep) for rep in range(repetitions) for config in CONFIGS]
+    order = [(variant, rep) for rep in range(repetitions) for variant in VARIANTS]
     random.Random(0).shuffle(order)
     runs = []
     with tempfile.TemporaryDirectory(prefix="setup-") as work:
-        for config, rep in order:
+        for variant, rep in order:
             seed = FIRST_SEED + rep
-            runs.append({"config": config, "seed": seed, **run_phases(config, seed, Path(work))})
-    return {"quick": quick, "env_steps": ENV_STEPS, "target_s": TARGET_S, "runs": runs}
+            phases_s = run_phases(variant, seed, Path(work))
+            runs.append({"variant": variant.name, "seed": seed, **phases_s})
+    return {
+        "quick": quick,
+        "env_steps": ENV_STEPS,
+        "target_s": TARGET_S,
+        "variants": [
+            {"name": v.name, "config": v.config, "settings": v.settings} for v in VARIANTS
+        ],
+        "runs": runs,
+    }
 
 
 def render(data: dict) -> list[str]:
-    by_config = {c: [r for r in data["runs"] if r["config"] == c] for c in CONFIGS}
-    header = " | ".join(f"`{c}` (median of {len(runs)})" for c, runs in by_config.items())
+    by_variant = {
+        v["name"]: [r for r in data["runs"] if r["variant"] == v["name"]] for v in data["variants"]
+    }
+    header = " | ".join(f"`{name}` (median of {len(runs)})" for name, runs in by_variant.items())
     lines = [
         f"One trial per run, {data['env_steps']:,} env steps, through `python -m suite.sweep` as a "
         "user types it (`--wandb off --no-report`), runs interleaved in a shuffled order; seconds "
@@ -120,12 +152,12 @@ def render(data: dict) -> list[str]:
         "(`suite/bench/setup_time.py`).",
         "",
         f"| phase | {header} |",
-        "|---|" + "---|" * len(by_config),
+        "|---|" + "---|" * len(by_variant),
     ]
     for key, label in (*PHASES, ("first_score_s", "**first score, from process start**")):
-        cells = " | ".join(_median_cell(runs, key) for runs in by_config.values())
+        cells = " | ".join(_median_cell(runs, key) for runs in by_variant.values())
         lines.append(f"| {label} | {cells} |")
-    lines += ["", _target_line(data, by_config)]
+    lines += ["", _target_line(data, by_variant)]
     return lines
 
 
@@ -136,12 +168,12 @@ def _median_cell(runs: list[dict], key: str) -> str:
     return f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f})"
 
 
-def _target_line(data: dict, by_config: dict[str, list[dict]]) -> str:
+def _target_line(data: dict, by_variant: dict[str, list[dict]]) -> str:
     verdicts = []
-    for config, runs in by_config.items():
+    for name, runs in by_variant.items():
         median = statistics.median(r["first_score_s"] for r in runs)
         met = "met" if median <= data["target_s"] else "missed"
-        verdicts.append(f"`{config}` {median:.1f} s: **{met}**")
+        verdicts.append(f"`{name}` {median:.1f} s: **{met}**")
     return (
         f"First score within {data['target_s']:.0f} s (issue 32, item 3): "
         + "; ".join(verdicts)
