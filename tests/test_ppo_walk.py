@@ -1,4 +1,4 @@
-"""The walks of rows 13, 19 and 21 to 29: each step differs from its base as its label says."""
+"""The walks of rows 13, 19 and 21 to 30: each step differs from its base as its label says."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from suite.sweep.planning.catalog import load_sweep
 
 def appo_config(walk: ppo_walk.Walk, key: str) -> dict:
     step = next(step for step in walk.steps if step.key == key)
-    sweep = load_sweep(walk.sweep)
+    sweep = load_sweep(ppo_walk.sweep_of(walk, step)[0])
     (config_name,) = sweep.configs
     return to_serializable(resolve(config_name, {}, parse_overrides(step.sets)))
 
@@ -53,8 +53,19 @@ def test_cartpoles_sb3_steps_differ_in_the_replaced_schedules_only():
 
 @pytest.mark.parametrize("walk", ppo_walk.WALKS)
 def test_every_walk_runs_its_sweeps_walk_budget_past_its_mark(walk):
-    budget = load_sweep(walk.sweep).budget(ppo_walk.BUDGET)
-    assert budget.env_steps == walk.run_env_steps >= walk.mark
+    for step in walk.steps:
+        if step.zoo is None:
+            sweep_file, sweep_name = ppo_walk.sweep_of(walk, step)
+            sweep = load_sweep(sweep_file)
+            assert sweep.name == sweep_name
+            assert sweep.budget(ppo_walk.BUDGET).env_steps == walk.run_env_steps >= walk.mark
+
+
+def test_the_pendulum_configs_walk_runs_the_two_configs_the_library_names():
+    walk = ppo_walk.PENDULUM_CONFIGS
+    tuned, layout = appo_config(walk, "tuned"), appo_config(walk, "layout")
+    assert tuned == to_serializable(resolve("pendulum", {}, {}))
+    assert layout == to_serializable(resolve("pendulum_ppo_layout", {}, {}))
 
 
 @pytest.mark.parametrize("walk", ppo_walk.WALKS)

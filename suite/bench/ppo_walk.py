@@ -8,7 +8,8 @@ finding added (``PENDULUM_TUNED``, ``CARTPOLE_TUNED_SHUFFLED``); "ppo_walk_pendu
 "ppo_walk_cartpole_init": rl-zoo3's layouts with SB3's initialisation, SB3 beside them
 (``PENDULUM_INIT``, ``CARTPOLE_INIT``); "ppo_walk_pendulum_in_process" and
 "ppo_walk_cartpole_in_process": the tuned configs sampling in the trial's own process
-(``PENDULUM_IN_PROCESS``, ``CARTPOLE_IN_PROCESS``).
+(``PENDULUM_IN_PROCESS``, ``CARTPOLE_IN_PROCESS``); "ppo_walk_pendulum_configs": the library's
+two Pendulum configs side by side (``PENDULUM_CONFIGS``).
 
 Every step of a walk runs the same seeds, one run at a time, in a shuffled order (throughput
 drifts with run order on this machine), and is read at the walk's mark as row 11 reads it (the
@@ -55,7 +56,8 @@ class Step:
     label: str
     sets: tuple[str, ...] = ()  # --set arguments for the sweep (an APPO step)
     zoo: zoo_runs.ZooSettings | None = None  # an SB3 step: rl-zoo3's settings, as replaced
-    base: str | None = None  # the step it changes one thing of (None: more than one)
+    base: str | None = None  # the step it is compared with (None: none)
+    sweep: tuple[str, str] | None = None  # another config's sweep (file, name), not the walk's
 
 
 @dataclass(frozen=True)
@@ -419,6 +421,26 @@ CARTPOLE_IN_PROCESS = replace(
     steps=(CARTPOLE_TUNED_SHUFFLED.steps[0], IN_PROCESS),
     runs_dir=Path("results") / "bench-ppo_walk_cartpole_in_process",
 )
+# Row 30: the library's two Pendulum configs under the suite's learner, side by side on 10 fresh
+# seeds (180,000 on): `pendulum` (pendulum_search's pick) and `pendulum_ppo_layout` (rl-zoo3's
+# layout, tuned by nobody on APPO). Row 11 had them at -249 and -192 at 100k env steps on its 5
+# seeds; rows 24 and 28 ran `pendulum` alone, row 26 the layout alone. Not one change: the layout
+# is another config, named as such in its label.
+PENDULUM_CONFIGS = replace(
+    PENDULUM_TUNED,
+    first_seed=180_000,
+    steps=(
+        PENDULUM_TUNED.steps[0],
+        Step(
+            "layout",
+            "`pendulum_ppo_layout`, another config: rl-zoo3's layout (4,096-step batches of "
+            "64-sample minibatches, 10 epochs, 64x64 tanh networks, gamma 0.9, lr 1e-3)",
+            base="tuned",
+            sweep=(PENDULUM.sweep, PENDULUM.sweep_name),
+        ),
+    ),
+    runs_dir=Path("results") / "bench-ppo_walk_pendulum_configs",
+)
 
 WALKS = (
     PENDULUM,
@@ -432,6 +454,7 @@ WALKS = (
     CARTPOLE_INIT,
     PENDULUM_IN_PROCESS,
     CARTPOLE_IN_PROCESS,
+    PENDULUM_CONFIGS,
 )
 
 
@@ -466,19 +489,26 @@ def measure(quick: bool, walk: Walk = PENDULUM) -> dict:
     }
 
 
+def sweep_of(walk: Walk, step: Step) -> tuple[str, str]:
+    """The sweep file an APPO step runs at its "walk" budget, and the sweep's name."""
+    return step.sweep or (walk.sweep, walk.sweep_name)
+
+
 def run_or_read(walk: Walk, step: Step, seed: int, folder: Path) -> ReturnCurve:
     if step.zoo is not None:
         return _sb3(walk, step.zoo, seed, folder)
-    found = sorted((folder / walk.sweep_name).glob(f"*/{schema.ITERATIONS_FILE}"))
+    sweep_name = sweep_of(walk, step)[1]
+    found = sorted((folder / sweep_name).glob(f"*/{schema.ITERATIONS_FILE}"))
     run_dir = found[-1].parent if found else _run(walk, step, seed, folder)
     return trial_curve(run_dir)
 
 
 def _run(walk: Walk, step: Step, seed: int, folder: Path) -> Path:
+    sweep_file, sweep_name = sweep_of(walk, step)
     sets = [part for value in step.sets for part in ("--set", value)]
     extra = ("--seeds", "1", "--first-seed", str(seed), *sets)
     timeout_s = run_timeout(walk.run_env_steps)
-    return run_sweep(walk.sweep, BUDGET, folder, *extra, name=walk.sweep_name, timeout_s=timeout_s)
+    return run_sweep(sweep_file, BUDGET, folder, *extra, name=sweep_name, timeout_s=timeout_s)
 
 
 def _sb3(walk: Walk, zoo: zoo_runs.ZooSettings, seed: int, folder: Path) -> ReturnCurve:
@@ -525,7 +555,8 @@ def render(data: dict) -> list[str]:
         f"{data['env']}, seeds {seeds[0]}-{seeds[-1]}, one run at a time in a shuffled order; "
         f"return: the 20-episode mean at {data['mark']:,} env steps; seconds: the run's own, "
         "from its first step (SB3: from its first episode's end). Against its base: the step "
-        "it changes one thing of, its returns at the mark compared by a two-sided Welch test.",
+        "it changes one thing of (or, where its label names another config, the one it is "
+        "measured beside), its returns at the mark compared by a two-sided Welch test.",
         "",
         "| step | return per seed | IQM [95% CI] | against its base | s at "
         f"{data['mark'] // 1000}k (median) | s to {data['threshold']:g} (median) | "

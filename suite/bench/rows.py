@@ -439,6 +439,13 @@ ROWS: tuple[Row, ...] = (
         render=_render_ppo_walk,
         notes="ppo_walk_cartpole_in_process",
     ),
+    Row(
+        key="ppo_walk_pendulum_configs",
+        title="30. The library's two Pendulum configs side by side",
+        measure=partial(_measure_walk, "PENDULUM_CONFIGS"),
+        render=_render_ppo_walk,
+        notes="ppo_walk_pendulum_configs",
+    ),
 )
 
 
