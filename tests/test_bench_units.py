@@ -536,3 +536,27 @@ def test_the_setup_row_splits_a_run_into_its_phases_on_one_clock(tmp_path):
     lines = render({"env_steps": 8192, "target_s": 10.0, "variants": variants, "runs": runs})
     assert "| algorithm build | 7.5 s | 7.5 s |" in lines
     assert lines[-1].endswith("`pendulum` 25.5 s: **missed**.")
+
+
+def test_the_setup_rows_variants_differ_from_their_config_in_their_settings_only(tmp_path):
+    from suite.bench.peer_runs import write_one_trial_sweep
+    from suite.bench.setup_time import VARIANTS
+    from suite.configs.resolve import resolve, to_serializable
+    from suite.sweep.planning.catalog import load_sweep
+
+    for variant in VARIANTS:
+        path = write_one_trial_sweep(
+            tmp_path / f"v{VARIANTS.index(variant)}.py",
+            variant.config,
+            8192,
+            "setup",
+            "x",
+            settings=variant.settings,
+        )
+        sweep = load_sweep(str(path))
+        ran = to_serializable(resolve(variant.config, {}, dict(sweep.settings)))
+        plain = to_serializable(resolve(variant.config, {}, {}))
+        changed = {key for key in ran if ran[key] != plain.get(key)}
+        assert changed == set(variant.settings)
+    in_process = next(v for v in VARIANTS if v.settings)
+    assert resolve(in_process.config, {}, in_process.settings).num_env_runners == 0
