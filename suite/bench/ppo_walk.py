@@ -423,9 +423,9 @@ CARTPOLE_IN_PROCESS = replace(
 )
 # Row 30: the library's two Pendulum configs under the suite's learner, side by side on 10 fresh
 # seeds (180,000 on): `pendulum` (pendulum_search's pick) and `pendulum_ppo_layout` (rl-zoo3's
-# layout, tuned by nobody on APPO). Row 11 had them at -249 and -192 at 100k env steps on its 5
-# seeds; rows 24 and 28 ran `pendulum` alone, row 26 the layout alone. Not one change: the layout
-# is another config, named as such in its label.
+# layout, tuned by nobody on APPO), which row 11 (benchmarks/raw/peers.json) ran on 5 seeds only;
+# rows 24 and 28 ran `pendulum` alone, row 26 the layout alone. Not one change: the layout is
+# another config, named as such in its label.
 PENDULUM_CONFIGS = replace(
     PENDULUM_TUNED,
     first_seed=180_000,
@@ -433,8 +433,8 @@ PENDULUM_CONFIGS = replace(
         PENDULUM_TUNED.steps[0],
         Step(
             "layout",
-            "`pendulum_ppo_layout`, another config: rl-zoo3's layout (4,096-step batches of "
-            "64-sample minibatches, 10 epochs, 64x64 tanh networks, gamma 0.9, lr 1e-3)",
+            "`pendulum_ppo_layout`, another config: rl-zoo3's PPO settings for Pendulum "
+            "(suite/configs/ppo_layouts.py)",
             base="tuned",
             sweep=(PENDULUM.sweep, PENDULUM.sweep_name),
         ),
@@ -497,14 +497,14 @@ def sweep_of(walk: Walk, step: Step) -> tuple[str, str]:
 def run_or_read(walk: Walk, step: Step, seed: int, folder: Path) -> ReturnCurve:
     if step.zoo is not None:
         return _sb3(walk, step.zoo, seed, folder)
-    sweep_name = sweep_of(walk, step)[1]
-    found = sorted((folder / sweep_name).glob(f"*/{schema.ITERATIONS_FILE}"))
-    run_dir = found[-1].parent if found else _run(walk, step, seed, folder)
+    sweep = sweep_of(walk, step)
+    found = sorted((folder / sweep[1]).glob(f"*/{schema.ITERATIONS_FILE}"))
+    run_dir = found[-1].parent if found else _run(walk, step, sweep, seed, folder)
     return trial_curve(run_dir)
 
 
-def _run(walk: Walk, step: Step, seed: int, folder: Path) -> Path:
-    sweep_file, sweep_name = sweep_of(walk, step)
+def _run(walk: Walk, step: Step, sweep: tuple[str, str], seed: int, folder: Path) -> Path:
+    sweep_file, sweep_name = sweep
     sets = [part for value in step.sets for part in ("--set", value)]
     extra = ("--seeds", "1", "--first-seed", str(seed), *sets)
     timeout_s = run_timeout(walk.run_env_steps)
